@@ -1,0 +1,6 @@
+//! The papers' heuristics, one file per algorithm family.
+
+pub mod k_best;
+pub mod matching;
+pub mod spdcs_h;
+pub mod zizo;

@@ -1,0 +1,83 @@
+//! Error types shared by every problem.
+//!
+//! Input problems are reported with the file, the field (with its index) and
+//! what is wrong, e.g. `spd-7.json: access[17]: has 24 values, expected 25 (one
+//! per server)`. Library code never panics on input-derived data.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where in an input file something is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// File name as given by the user (or `<memory>` for in-memory instances).
+    pub file: String,
+    /// Field path with indices, e.g. `access[17]` or `links[3][2]`.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.field, self.message)
+        }
+    }
+}
+
+/// Every error the library returns.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input data: a file, field and index are named.
+    #[error("{0}")]
+    Input(InputError),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A request that cannot be served (unknown engine, engine not applicable,
+    /// a refusal such as k-best's subset cap).
+    #[error("{0}")]
+    Usage(String),
+    /// The LP/MILP backend failed.
+    #[error("solver: {0}")]
+    Solver(String),
+}
+
+impl Error {
+    /// Builds an input error for `file`, `field`.
+    pub fn input(
+        file: impl Into<String>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Input(InputError {
+            file: file.into(),
+            field: field.into(),
+            message: message.into(),
+        })
+    }
+
+    /// Wraps an I/O error with its path.
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// True for errors caused by the user's input or request (CLI exit code 2).
+    pub fn is_user_error(&self) -> bool {
+        matches!(self, Error::Input(_) | Error::Io { .. } | Error::Usage(_))
+    }
+}
+
+/// Result alias used across the crate.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,137 @@
+//! Matrix fields: inline JSON arrays of rows, or `{"csv": "relative/path.csv"}`
+//! (formats.md "Large matrices": headerless CSV, empty cell = null, path
+//! relative to the JSON file).
+
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::path::Path;
+
+/// A matrix of optional latencies, rows of cells.
+pub type Matrix = Vec<Vec<Option<f64>>>;
+
+/// Where a matrix is read from, for error messages and CSV paths.
+pub struct MatrixSource<'a> {
+    /// File name shown in errors.
+    pub file: &'a str,
+    /// Directory CSV paths are relative to.
+    pub base_dir: &'a Path,
+}
+
+/// Reads the matrix in `value` (field `field`). Cells must be `null` or finite
+/// numbers `>= 0`; shape checks are left to the caller, which knows the
+/// expected sizes.
+pub fn read_matrix(value: &Value, field: &str, src: &MatrixSource<'_>) -> Result<Matrix> {
+    match value {
+        Value::Array(rows) => rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| read_row(row, &format!("{field}[{i}]"), src.file))
+            .collect(),
+        Value::Object(obj) => {
+            let Some(Value::String(rel)) = obj.get("csv") else {
+                return Err(Error::input(
+                    src.file,
+                    field,
+                    "expected an array of rows or {\"csv\": \"path\"}",
+                ));
+            };
+            if obj.len() != 1 {
+                return Err(Error::input(
+                    src.file,
+                    field,
+                    "only the key \"csv\" is allowed here",
+                ));
+            }
+            read_csv(&src.base_dir.join(rel), field, src.file)
+        }
+        _ => Err(Error::input(
+            src.file,
+            field,
+            "expected an array of rows or {\"csv\": \"path\"}",
+        )),
+    }
+}
+
+fn read_row(row: &Value, field: &str, file: &str) -> Result<Vec<Option<f64>>> {
+    let Value::Array(cells) = row else {
+        return Err(Error::input(file, field, "expected an array of numbers"));
+    };
+    cells
+        .iter()
+        .enumerate()
+        .map(|(j, cell)| match cell {
+            Value::Null => Ok(None),
+            Value::Number(x) => {
+                let v = x.as_f64().unwrap_or(f64::NAN);
+                check_latency(v, &format!("{field}[{j}]"), file).map(Some)
+            }
+            other => Err(Error::input(
+                file,
+                format!("{field}[{j}]"),
+                format!("expected a latency (number) or null, found {other}"),
+            )),
+        })
+        .collect()
+}
+
+/// A latency must be finite and `>= 0`.
+pub fn check_latency(v: f64, field: &str, file: &str) -> Result<f64> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(Error::input(
+            file,
+            field,
+            format!("{v} is not a finite latency >= 0"),
+        ))
+    }
+}
+
+fn read_csv(path: &Path, field: &str, file: &str) -> Result<Matrix> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .map_err(|e| Error::input(file, field, format!("cannot read {}: {e}", path.display())))?;
+    let shown = path.display().to_string();
+    let mut rows = Vec::new();
+    for (i, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| Error::input(&shown, format!("row {i}"), e.to_string()))?;
+        let mut row = Vec::with_capacity(rec.len());
+        for (j, cell) in rec.iter().enumerate() {
+            if cell.is_empty() {
+                row.push(None);
+                continue;
+            }
+            let v: f64 = cell.parse().map_err(|_| {
+                Error::input(
+                    &shown,
+                    format!("row {i} column {j}"),
+                    format!("'{cell}' is not a number"),
+                )
+            })?;
+            row.push(Some(check_latency(
+                v,
+                &format!("row {i} column {j}"),
+                &shown,
+            )?));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Writes `rows` as a headerless CSV (empty cell = null).
+pub fn write_csv(path: &Path, rows: &[Vec<Option<f64>>]) -> Result<()> {
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| c.map(|v| format!("{v}")).unwrap_or_default())
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    std::fs::write(path, out).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,59 @@
+//! Solve status shared by every problem (problems.md "Results, status and gap").
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How an engine's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A solution proven optimal.
+    Optimal,
+    /// A valid solution whose optimality is unknown (every heuristic).
+    Feasible,
+    /// Proven: no feasible solution exists.
+    Infeasible,
+    /// The time limit was hit; the run may carry an incumbent.
+    TimeLimit,
+    /// The engine failed (bad input, a refusal, a heuristic that found nothing).
+    Error,
+}
+
+impl Status {
+    /// The lower-case name used in files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Optimal => "optimal",
+            Status::Feasible => "feasible",
+            Status::Infeasible => "infeasible",
+            Status::TimeLimit => "time_limit",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Relative gap of `objective` to `best_known` as problems.md defines it:
+/// `(objective − best) / best`. A best of zero gives 0 when equal, else infinity.
+pub fn relative_gap(objective: f64, best_known: f64) -> f64 {
+    if best_known == 0.0 {
+        if objective == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        (objective - best_known) / best_known.abs()
+    }
+}
+
+/// Feasibility tolerance (problems.md): a delay meets the bound `mu` when
+/// `delay <= mu + 1e-9 * max(1, mu)`.
+pub fn within_bound(delay: f64, mu: f64) -> bool {
+    delay <= mu + 1e-9 * mu.abs().max(1.0)
+}
