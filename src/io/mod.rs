@@ -1,5 +1,6 @@
 //! Files: instance formats, solution files, generators.
 
+pub mod gen_spd;
 pub mod matrix;
 pub mod solution_file;
 pub mod spd_file;
