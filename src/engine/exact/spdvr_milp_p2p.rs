@@ -27,6 +27,9 @@ struct Consts {
 /// One prefix chain on a host: `(client, x column, access, prefix column)`.
 type Chain = Vec<(usize, Col, f64, Col)>;
 
+/// The columns a start needs besides `x`: hosts, chains, `(U, L)`.
+type Parts<'a> = (&'a [HostCols], &'a [(Chain, Chain)], (Col, Col));
+
 /// Adds the within-host prefix rows for slot `h`; returns (desc, asc) chains.
 fn host_rows(
     model: &mut MipBuilder,
@@ -121,7 +124,7 @@ fn start_for(
     inst: &SpdInstance,
     x: &Assign,
     sol: &SpdSolution,
-    parts: (&[HostCols], &[(Chain, Chain)], (Col, Col)),
+    parts: Parts<'_>,
     k: &Consts,
 ) -> Vec<f64> {
     let (hosts, chains, (u, l)) = parts;
