@@ -3,3 +3,5 @@
 
 pub mod highs_mip;
 pub mod spd_milp;
+pub mod spdvr_milp;
+pub(crate) mod spdvr_milp_p2p;
