@@ -131,3 +131,37 @@ fn eval_flags_an_infeasible_solution() {
         "{out}"
     );
 }
+
+#[test]
+fn spdvr_from_a_computed_start_and_from_the_file() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances");
+    let pl = dir.join("planetlabdata_1-cs-20s-60c-f1-s11.json");
+    let s = serverpick(&[
+        "solve",
+        pl.to_str().unwrap(),
+        "--problem",
+        "spdvr",
+        "--start",
+        "spdcs-h",
+    ]);
+    assert!(s.status.success(), "{}", text(&s.stderr));
+    let out = text(&s.stdout);
+    assert!(
+        out.contains("var. before") && out.contains("chains") && out.contains("optimal"),
+        "{out}"
+    );
+    let ex = dir.join("spd-formats-example.json");
+    let s = serverpick(&[
+        "solve",
+        ex.to_str().unwrap(),
+        "--problem",
+        "spdvr",
+        "--engine",
+        "chains",
+    ]);
+    assert!(s.status.success(), "{}", text(&s.stderr));
+    // no start in the file and none named: a usage error naming the way out
+    let s = serverpick(&["solve", pl.to_str().unwrap(), "--problem", "spdvr"]);
+    assert_eq!(s.status.code(), Some(2));
+    assert!(text(&s.stderr).contains("--start"), "{}", text(&s.stderr));
+}

@@ -2,10 +2,12 @@
 
 use crate::cli::table::{fmt_ms, Table};
 use crate::cli::{parse_time_limit, split_list};
+use crate::engine::spdvr::{run_spdvr, spdvr_engine, spdvr_engines, start_for};
 use crate::engine::{run_spd, spd_engine, spd_engines, SolveOptions};
 use crate::error::{Error, Result};
 use crate::io::solution_file::write_record;
 use crate::io::{collect_instance_files, read_instance, Instance};
+use crate::model::spd::{SpdInstance, SpdProblem};
 use crate::model::{SolveRecord, Status};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -20,6 +22,14 @@ pub struct SolveArgs {
     /// engine that applies to each instance.
     #[arg(long, short, default_value = "all")]
     pub engine: Vec<String>,
+    /// Which problem to solve on each file: `spd`, or `spdvr` (variation
+    /// reduction; the default for files marked `"problem": "spdvr"`).
+    #[arg(long, value_parser = ["spd", "spdvr"])]
+    pub problem: Option<String>,
+    /// SPDVR: compute the start with this SPD engine (e.g. `spdcs-h`,
+    /// `exact`) instead of the instance's `start`.
+    #[arg(long)]
+    pub start: Option<String>,
     /// Wall-time limit per exact run, seconds (`none` for no limit).
     #[arg(long, default_value = "60")]
     pub time_limit: String,
@@ -61,7 +71,22 @@ impl SolveArgs {
             return Err(Error::Usage("--engine needs at least one name".into()));
         }
         for n in &names {
-            spd_engine(n)?;
+            match self.problem.as_deref() {
+                Some("spd") => drop(spd_engine(n)?),
+                Some("spdvr") => drop(spdvr_engine(n)?),
+                _ => {
+                    if spd_engine(n).is_err() && spdvr_engine(n).is_err() {
+                        return Err(Error::Usage(format!(
+                            "unknown engine '{n}' (SPD: {}; SPDVR: {})",
+                            crate::engine::spd_engine_names().join(", "),
+                            crate::engine::spdvr::spdvr_engine_names().join(", ")
+                        )));
+                    }
+                }
+            }
+        }
+        if let Some(start) = &self.start {
+            spd_engine(start)?;
         }
         Ok(Some(names))
     }
@@ -96,7 +121,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
                 continue;
             }
         };
-        let recs = solve_instance(&inst, wanted.as_deref(), &opts);
+        let recs = match solve_instance(&inst, args, wanted.as_deref(), &opts) {
+            Ok(recs) => recs,
+            Err(e) => {
+                eprintln!("serverpick: {e}");
+                input_errors += 1;
+                continue;
+            }
+        };
         bugs.extend(cross_check(&recs));
         if let Some(out) = &args.out {
             for r in &recs {
@@ -132,21 +164,59 @@ fn model_of(inst: &Instance) -> String {
 }
 
 /// Runs the wanted engines (all applicable when `None`) on one instance.
+/// Errors are input errors of this instance (e.g. an infeasible SPDVR start).
 pub fn solve_instance(
     inst: &Instance,
+    args: &SolveArgs,
+    wanted: Option<&[String]>,
+    opts: &SolveOptions,
+) -> Result<Vec<SolveRecord>> {
+    match inst {
+        Instance::Spd(spd) => {
+            let vr = match args.problem.as_deref() {
+                Some(p) => p == "spdvr",
+                None => spd.problem == SpdProblem::Spdvr || args.start.is_some(),
+            };
+            if vr {
+                solve_spdvr(spd, args.start.as_deref(), wanted, opts)
+            } else {
+                Ok(solve_spd(spd, wanted, opts))
+            }
+        }
+    }
+}
+
+fn is_wanted(name: &str, wanted: Option<&[String]>, applies: bool) -> bool {
+    match wanted {
+        None => applies,
+        Some(names) => names.iter().any(|n| n == name),
+    }
+}
+
+fn solve_spd(
+    inst: &SpdInstance,
     wanted: Option<&[String]>,
     opts: &SolveOptions,
 ) -> Vec<SolveRecord> {
-    match inst {
-        Instance::Spd(spd) => spd_engines()
-            .iter()
-            .filter(|e| match wanted {
-                None => e.supports(spd.model),
-                Some(names) => names.iter().any(|n| n == e.name()),
-            })
-            .map(|e| run_spd(e.as_ref(), spd, opts))
-            .collect(),
-    }
+    spd_engines()
+        .iter()
+        .filter(|e| is_wanted(e.name(), wanted, e.supports(inst.model)))
+        .map(|e| run_spd(e.as_ref(), inst, opts))
+        .collect()
+}
+
+fn solve_spdvr(
+    inst: &SpdInstance,
+    start_engine: Option<&str>,
+    wanted: Option<&[String]>,
+    opts: &SolveOptions,
+) -> Result<Vec<SolveRecord>> {
+    let start = start_for(inst, start_engine, opts)?;
+    spdvr_engines()
+        .iter()
+        .filter(|e| is_wanted(e.name(), wanted, e.supports(inst.model)))
+        .map(|e| run_spdvr(e.name(), inst, &start, opts))
+        .collect()
 }
 
 /// A claimed optimum that another engine beats is a bug (problems.md).
@@ -190,24 +260,30 @@ fn metric(r: &SolveRecord, key: &str) -> Option<f64> {
 }
 
 fn render(records: &[(String, SolveRecord)]) -> String {
-    let mut t = Table::new(
-        &[
-            "instance",
-            "model",
-            "engine",
-            "status",
-            "hosts",
-            "bound",
-            "delay",
-            "variation",
-            "relays",
-            "time ms",
-            "note",
-        ],
-        &[
-            false, false, false, false, true, true, true, true, true, true, false,
-        ],
-    );
+    let before = records
+        .iter()
+        .any(|(_, r)| r.metrics.contains_key("variation_before"));
+    let mut header = vec![
+        "instance", "model", "problem", "engine", "status", "hosts", "bound", "delay",
+    ];
+    if before {
+        header.push("delay before");
+    }
+    header.push("variation");
+    if before {
+        header.push("var. before");
+    }
+    header.extend(["relays", "time ms", "note"]);
+    let right: Vec<bool> = header
+        .iter()
+        .map(|h| {
+            !matches!(
+                *h,
+                "instance" | "model" | "problem" | "engine" | "status" | "note"
+            )
+        })
+        .collect();
+    let mut t = Table::new(&header, &right);
     for (model, r) in records {
         let int = |k: &str| {
             metric(r, k)
@@ -218,21 +294,32 @@ fn render(records: &[(String, SolveRecord)]) -> String {
         if note.chars().count() > 70 {
             note = note.chars().take(67).collect::<String>() + "...";
         }
-        t.push(vec![
+        let bound = r.bound.map(|b| {
+            if r.problem == "spd" {
+                format!("{b:.0}")
+            } else {
+                format!("{b:.1}")
+            }
+        });
+        let mut row = vec![
             r.instance.clone(),
             model.clone(),
+            r.problem.clone(),
             r.engine.clone(),
             r.status.to_string(),
             int("hosts"),
-            r.bound
-                .map(|b| format!("{b:.0}"))
-                .unwrap_or_else(|| "-".into()),
+            bound.unwrap_or_else(|| "-".into()),
             fmt_ms(metric(r, "delay")),
-            fmt_ms(metric(r, "variation")),
-            int("relays"),
-            format!("{:.1}", r.time_ms),
-            note,
-        ]);
+        ];
+        if before {
+            row.push(fmt_ms(metric(r, "delay_before")));
+        }
+        row.push(fmt_ms(metric(r, "variation")));
+        if before {
+            row.push(fmt_ms(metric(r, "variation_before")));
+        }
+        row.extend([int("relays"), format!("{:.1}", r.time_ms), note]);
+        t.push(row);
     }
     t.render()
 }
