@@ -107,7 +107,7 @@ fn usage_errors_exit_2() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances");
     let s = serverpick(&["solve", dir.to_str().unwrap(), "--engine", "nope"]);
     assert_eq!(s.status.code(), Some(2));
-    assert!(text(&s.stderr).contains("unknown SPD engine 'nope'"));
+    assert!(text(&s.stderr).contains("unknown engine 'nope'"));
     let s = serverpick(&["solve", "/no/such/dir"]);
     assert_eq!(s.status.code(), Some(2));
     let s = serverpick(&["solve", dir.to_str().unwrap(), "--time-limit", "-3"]);

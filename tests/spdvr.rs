@@ -16,6 +16,7 @@ use serverpick::Error;
 /// A seeded random SPD instance: complete symmetric server latencies
 /// uniform in [5, 60) (× 0.7, the well-provisioned network), access uniform
 /// in [10, 150), bound `f · Γ`.
+#[allow(clippy::needless_range_loop)]
 fn random_instance(seed: u64, n: usize, m: usize, model: CommModel, f: f64) -> SpdInstance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut mat = vec![vec![None; n]; n];
