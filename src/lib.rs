@@ -8,11 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
-/// Command-line front ends (temporary wiring for `cli::bench`; the lead's
-/// `src/cli/mod.rs` replaces this block).
-pub mod cli {
-    pub mod bench;
-}
+pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod io;

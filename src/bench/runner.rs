@@ -192,11 +192,8 @@ fn units<'a>(loaded: &'a [Loaded], config: &BenchConfig, dispatch: &dyn Dispatch
     let mut out = Vec::new();
     for l in loaded {
         for engine in dispatch.applicable_engines(&l.inst) {
-            let wanted = config
-                .engines
-                .as_ref()
-                .map_or(true, |w| w.contains(&engine));
-            let mine = config.shard.map_or(true, |s| s.owns(&l.file, &engine));
+            let wanted = config.engines.as_ref().is_none_or(|w| w.contains(&engine));
+            let mine = config.shard.is_none_or(|s| s.owns(&l.file, &engine));
             if wanted && mine {
                 for repetition in 0..config.repeat {
                     out.push(Unit {

@@ -7,6 +7,7 @@
 
 use crate::bench::repro::{self, SpdGrid};
 use crate::bench::{runner, BenchConfig, BenchOutcome, Registry, Shard};
+use crate::cli::{parse_time_limit, split_list};
 use crate::engine::SolveOptions;
 use crate::error::{Error, Result};
 use crate::model::spd::CommModel;
@@ -16,13 +17,13 @@ use std::path::{Path, PathBuf};
 /// Options shared by `bench` and `repro`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Comma-separated engine names, or `all` (every engine that applies to
-    /// each instance).
-    #[arg(long, default_value = "all")]
-    pub engines: String,
-    /// Time limit per engine run for exact engines, seconds.
-    #[arg(long, default_value_t = 60.0)]
-    pub time_limit: f64,
+    /// Engine names, comma-separated or repeated, or `all` (every engine that
+    /// applies to each instance).
+    #[arg(long, short, default_value = "all")]
+    pub engines: Vec<String>,
+    /// Wall-time limit per exact run, seconds (`none` for no limit).
+    #[arg(long, default_value = "60")]
+    pub time_limit: String,
     /// Repetitions per (instance, engine); repetition k runs with seed + k.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
@@ -39,6 +40,10 @@ pub struct RunArgs {
     /// k-best refuses to enumerate more subsets (× roots) than this.
     #[arg(long, default_value_t = 2_000_000)]
     pub kbest_max_subsets: u64,
+    /// Exact SPD: stop at the proven minimum host count (skip the delay and
+    /// variation stages).
+    #[arg(long)]
+    pub no_lexicographic: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -133,28 +138,15 @@ pub struct ReproCmaArgs {
 }
 
 fn config(paths: Vec<PathBuf>, out: &Path, run: &RunArgs) -> Result<BenchConfig> {
-    if !(run.time_limit.is_finite() && run.time_limit > 0.0) {
-        return Err(Error::Usage(format!(
-            "--time-limit {} is not a positive number of seconds",
-            run.time_limit
-        )));
-    }
-    let engines = match run.engines.trim() {
-        "all" | "" => None,
-        list => Some(
-            list.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
-        ),
-    };
+    let list = split_list(&run.engines);
+    let engines = (!list.iter().any(|e| e == "all")).then_some(list);
     let mut cfg = BenchConfig::new(paths, out.to_path_buf());
     cfg.engines = engines;
     cfg.options = SolveOptions {
-        time_limit: Some(run.time_limit),
+        time_limit: parse_time_limit(&run.time_limit)?,
         kbest_max_subsets: run.kbest_max_subsets,
         seed: run.seed,
-        ..SolveOptions::default()
+        lexicographic: !run.no_lexicographic,
     };
     cfg.repeat = run.repeat;
     cfg.jobs = run.jobs;
