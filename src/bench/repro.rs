@@ -202,66 +202,7 @@ pub fn spd_figures(rows: &[BenchRow], dir: &Path) -> Result<Vec<PathBuf>> {
         if mine.is_empty() {
             continue;
         }
-        let ok: Vec<&BenchRow> = mine.iter().copied().filter(|r| solved(r)).collect();
-        let f_of = |r: &BenchRow| r.number("bound_factor");
-        let clients = |r: &BenchRow| r.number("clients");
-        let hosts = |r: &BenchRow| r.number("hosts");
-        let at_f: Vec<&BenchRow> = ok
-            .iter()
-            .copied()
-            .filter(|r| f_of(r).is_some_and(|f| (f - PAPER_FIGURE_F).abs() < 1e-9))
-            .collect();
-        let figs: [(&str, Grouped, Agg, ChartSpec); 4] = [
-            (
-                "servers-vs-f",
-                group(&ok, &f_of, &hosts),
-                mean,
-                spec(
-                    model,
-                    "servers used vs bound factor f",
-                    "f (μ = f·Γ, Γ = 500 ms)",
-                    "mean servers used",
-                    false,
-                ),
-            ),
-            (
-                "servers-vs-clients",
-                group(&at_f, &clients, &hosts),
-                mean,
-                spec(
-                    model,
-                    "servers used, f = 1.3",
-                    "clients",
-                    "mean servers used",
-                    false,
-                ),
-            ),
-            (
-                "delay-vs-clients",
-                group(&at_f, &clients, &|r| r.number("delay")),
-                mean,
-                spec(
-                    model,
-                    "delay, f = 1.3 (μ = 650 ms)",
-                    "clients",
-                    "mean delay (ms)",
-                    false,
-                ),
-            ),
-            (
-                "runtime-vs-clients",
-                group(&mine, &clients, &|r| Some(r.time_ms.max(1e-3))),
-                median,
-                spec(
-                    model,
-                    "runtime (all f)",
-                    "clients",
-                    "median runtime (ms, log scale)",
-                    true,
-                ),
-            ),
-        ];
-        for (name, g, agg, sp) in figs {
+        for (name, g, agg, sp) in model_figures(model, &mine) {
             let series = to_series(&g, agg);
             let path = dir.join(format!("fig-{name}-{model}.svg"));
             draw_chart(&path, &sp, &series)?;
@@ -276,6 +217,64 @@ pub fn spd_figures(rows: &[BenchRow], dir: &Path) -> Result<Vec<PathBuf>> {
     }
     export::write_atomic(&dir.join("figures.md"), md.as_bytes())?;
     Ok(written)
+}
+
+/// The figures of one model: file stem, grouped data, aggregate, chart.
+fn model_figures(model: &str, mine: &[&BenchRow]) -> [(&'static str, Grouped, Agg, ChartSpec); 4] {
+    let ok: Vec<&BenchRow> = mine.iter().copied().filter(|r| solved(r)).collect();
+    let f_of = |r: &BenchRow| r.number("bound_factor");
+    let clients = |r: &BenchRow| r.number("clients");
+    let hosts = |r: &BenchRow| r.number("hosts");
+    let at_f: Vec<&BenchRow> = ok
+        .iter()
+        .copied()
+        .filter(|r| f_of(r).is_some_and(|f| (f - PAPER_FIGURE_F).abs() < 1e-9))
+        .collect();
+    let servers = "mean servers used";
+    [
+        (
+            "servers-vs-f",
+            group(&ok, &f_of, &hosts),
+            mean,
+            spec(
+                model,
+                "servers used vs bound factor f",
+                "f (μ = f·Γ, Γ = 500 ms)",
+                servers,
+                false,
+            ),
+        ),
+        (
+            "servers-vs-clients",
+            group(&at_f, &clients, &hosts),
+            mean,
+            spec(model, "servers used, f = 1.3", "clients", servers, false),
+        ),
+        (
+            "delay-vs-clients",
+            group(&at_f, &clients, &|r| r.number("delay")),
+            mean,
+            spec(
+                model,
+                "delay, f = 1.3 (μ = 650 ms)",
+                "clients",
+                "mean delay (ms)",
+                false,
+            ),
+        ),
+        (
+            "runtime-vs-clients",
+            group(mine, &clients, &|r| Some(r.time_ms.max(1e-3))),
+            median,
+            spec(
+                model,
+                "runtime (all f)",
+                "clients",
+                "median runtime (ms, log scale)",
+                true,
+            ),
+        ),
+    ]
 }
 
 fn spec(model: &str, what: &str, x: &str, y: &str, log_y: bool) -> ChartSpec {
