@@ -158,7 +158,12 @@ fn repro_cma_says_not_available_yet() {
 
 #[test]
 fn conflicts_lead_the_summary() {
-    let md = render_markdown(&[], &["x.json: exact claims 4 but h found 3".into()], None);
+    let md = render_markdown(
+        &[],
+        &["x.json: exact claims 4 but h found 3".into()],
+        None,
+        &[],
+    );
     assert!(md.contains("⚠ 1 CONFLICT(S)") && md.contains(CONFLICT));
     assert!(md.find("CONFLICT").unwrap() < md.find("rows over").unwrap());
 }

@@ -209,8 +209,11 @@ fn marker<DB: DrawingBackend, C: Clone + 'static>(
     }
 }
 
-/// Rows grouped by problem, then engine (first-appearance order of engines).
-fn by_problem_engine(rows: &[BenchRow]) -> BTreeMap<&str, Vec<(&str, Vec<&BenchRow>)>> {
+/// Rows grouped by problem, then engine (in `order`, then first appearance).
+fn by_problem_engine<'a>(
+    rows: &'a [BenchRow],
+    order: &[String],
+) -> BTreeMap<&'a str, Vec<(&'a str, Vec<&'a BenchRow>)>> {
     let mut out: BTreeMap<&str, Vec<(&str, Vec<&BenchRow>)>> = BTreeMap::new();
     for r in rows {
         let engines = out.entry(r.problem.as_str()).or_default();
@@ -219,14 +222,22 @@ fn by_problem_engine(rows: &[BenchRow]) -> BTreeMap<&str, Vec<(&str, Vec<&BenchR
             None => engines.push((r.engine.as_str(), vec![r])),
         }
     }
+    let rank = |e: &str| order.iter().position(|k| k == e).unwrap_or(order.len());
+    for engines in out.values_mut() {
+        engines.sort_by_key(|(e, _)| rank(e));
+    }
     out
 }
 
 /// Writes `gap-vs-time-<problem>.svg` and `time-vs-size-<problem>.svg` into
-/// `dir`; returns the files written.
-pub fn write_bench_plots(rows: &[BenchRow], dir: &Path) -> Result<Vec<PathBuf>> {
+/// `dir` (legend in `engine_order`); returns the files written.
+pub fn write_bench_plots(
+    rows: &[BenchRow],
+    dir: &Path,
+    engine_order: &[String],
+) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
-    for (problem, engines) in by_problem_engine(rows) {
+    for (problem, engines) in by_problem_engine(rows, engine_order) {
         let gap: Vec<Series> = engines
             .iter()
             .map(|(e, rs)| Series {

@@ -133,7 +133,7 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
              rows only; combine the shards with `serverpick bench-merge`."
         )
     });
-    let conflicts = finish(&config.out, &mut rows, note.as_deref())?;
+    let conflicts = finish(&config.out, &mut rows, note.as_deref(), &known)?;
     Ok(BenchOutcome {
         rows,
         ran,
@@ -299,14 +299,20 @@ pub fn sort_rows(rows: &mut [BenchRow], known: &[String]) {
 }
 
 /// Annotates `rows` and (re)writes every output in `out`: `results.jsonl`,
-/// `results.csv`, `summary.md` and the plots. Returns the conflicts.
-pub fn finish(out: &Path, rows: &mut [BenchRow], note: Option<&str>) -> Result<Vec<String>> {
+/// `results.csv`, `summary.md` (engines in `engine_order`) and the plots.
+/// Returns the conflicts.
+pub fn finish(
+    out: &Path,
+    rows: &mut [BenchRow],
+    note: Option<&str>,
+    engine_order: &[String],
+) -> Result<Vec<String>> {
     let conflicts = annotate(rows);
     export::export(&JsonlExporter, rows, &out.join(RESULTS_JSONL))?;
     export::export(&CsvExporter, rows, &out.join(RESULTS_CSV))?;
-    let md = summary::render_markdown(rows, &conflicts, note);
+    let md = summary::render_markdown(rows, &conflicts, note, engine_order);
     export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
-    if let Err(e) = plot::write_bench_plots(rows, out) {
+    if let Err(e) = plot::write_bench_plots(rows, out, engine_order) {
         eprintln!("warning: plots not written: {e}");
     }
     Ok(conflicts)
@@ -342,9 +348,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
         eprintln!("bench-merge: dropped {dropped} duplicate row(s)");
     }
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-    sort_rows(&mut rows, &dispatch.known_engines());
+    let known = dispatch.known_engines();
+    sort_rows(&mut rows, &known);
     let note = format!("Merged from {} result folder(s).", dirs.len());
-    let conflicts = finish(out, &mut rows, Some(&note))?;
+    let conflicts = finish(out, &mut rows, Some(&note), &known)?;
     Ok(BenchOutcome {
         ran: 0,
         skipped: 0,

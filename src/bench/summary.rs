@@ -64,8 +64,9 @@ pub fn median(v: &[f64]) -> Option<f64> {
     })
 }
 
-/// Aggregates per (problem, engine), in the order the pairs first appear.
-pub fn summarize(rows: &[BenchRow]) -> Vec<EngineSummary> {
+/// Aggregates per (problem, engine): problems by name, engines in
+/// `engine_order` (names not in it after, in order of first appearance).
+pub fn summarize(rows: &[BenchRow], engine_order: &[String]) -> Vec<EngineSummary> {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut groups: BTreeMap<(String, String), Vec<&BenchRow>> = BTreeMap::new();
     for r in rows {
@@ -75,7 +76,13 @@ pub fn summarize(rows: &[BenchRow]) -> Vec<EngineSummary> {
         }
         groups.entry(key).or_default().push(r);
     }
-    order.sort_by(|a, b| a.0.cmp(&b.0));
+    let rank = |e: &str| {
+        engine_order
+            .iter()
+            .position(|k| k == e)
+            .unwrap_or(engine_order.len())
+    };
+    order.sort_by(|a, b| a.0.cmp(&b.0).then(rank(&a.1).cmp(&rank(&b.1))));
     order
         .into_iter()
         .map(|key| {
@@ -128,8 +135,14 @@ fn ms(x: Option<f64>) -> String {
 }
 
 /// Renders `summary.md`. `conflicts` (from [`crate::bench::row::annotate`])
-/// come first, loudly; `note` (e.g. "shard 1/4") goes under the title.
-pub fn render_markdown(rows: &[BenchRow], conflicts: &[String], note: Option<&str>) -> String {
+/// come first, loudly; `note` (e.g. "shard 1/4") goes under the title;
+/// engines are listed in `engine_order`.
+pub fn render_markdown(
+    rows: &[BenchRow],
+    conflicts: &[String],
+    note: Option<&str>,
+    engine_order: &[String],
+) -> String {
     let mut s = String::from("# Benchmark summary\n\n");
     if let Some(n) = note {
         let _ = writeln!(s, "{n}\n");
@@ -148,7 +161,7 @@ pub fn render_markdown(rows: &[BenchRow], conflicts: &[String], note: Option<&st
         s.push('\n');
     }
     write_provenance(&mut s, rows);
-    let sums = summarize(rows);
+    let sums = summarize(rows, engine_order);
     let mut problem = "";
     for e in &sums {
         if e.problem != problem {
