@@ -1,6 +1,7 @@
 //! The command-line interface: raw flags are turned into checked options here,
 //! `main` stays thin.
 
+pub mod bench;
 pub mod eval;
 pub mod gen;
 pub mod solve;
