@@ -116,16 +116,16 @@ proptest! {
             }
         }
     }
+}
 
-    /// When SPDCS-H succeeds it uses no more hosts than Algorithm Matching
-    /// (μ >= Γ; seed 001 §III-A).
-    #[test]
-    fn spdcs_h_hosts_at_most_alg_m(n in 2usize..10, m in 1usize..25, f in 1.0f64..1.5, seed in 0u64..10_000) {
-        let inst = random_spd(n, m, CommModel::Cs, f, seed);
-        let opts = SolveOptions::default();
-        let a = run_spd(spd_engine("alg-m").unwrap().as_ref(), &inst, &opts).objective.unwrap();
-        if let Some(h) = run_spd(spd_engine("spdcs-h").unwrap().as_ref(), &inst, &opts).objective {
-            prop_assert!(h <= a, "spdcs-h {h} > alg-m {a}");
-        }
-    }
+/// Seed 001 §III-A says SPDCS-H uses no more servers than Algorithm Matching
+/// when μ >= Γ. That does not hold in general: found by a property test, here
+/// SPDCS-H's greedy growth needs 4 hosts where Algorithm Matching's tree uses 3.
+#[test]
+fn spdcs_h_can_use_more_hosts_than_alg_m() {
+    let inst = random_spd(4, 8, CommModel::Cs, 1.4428061058761277, 2256);
+    let opts = SolveOptions::default();
+    let h = run_spd(spd_engine("spdcs-h").unwrap().as_ref(), &inst, &opts);
+    let a = run_spd(spd_engine("alg-m").unwrap().as_ref(), &inst, &opts);
+    assert_eq!((h.objective, a.objective), (Some(4.0), Some(3.0)));
 }

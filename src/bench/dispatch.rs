@@ -48,8 +48,11 @@ pub struct Registry;
 impl Dispatch for Registry {
     fn known_engines(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
-        // Extension point: append the SPDVR and CMA engine names here.
-        for n in engine::spd_engine_names() {
+        // Extension point: append the CMA engine names here.
+        for n in engine::spd_engine_names()
+            .into_iter()
+            .chain(engine::spdvr::spdvr_engine_names())
+        {
             if !names.iter().any(|m| m == n) {
                 names.push(n.to_string());
             }
@@ -65,9 +68,11 @@ impl Dispatch for Registry {
                     .filter(|e| e.supports(i.model))
                     .map(|e| e.name().to_string())
                     .collect(),
-                // Extension point: the SPDVR engines (chains, spdvrp2p-h,
-                // exact) once they land.
-                SpdProblem::Spdvr => Vec::new(),
+                SpdProblem::Spdvr => engine::spdvr::spdvr_engines()
+                    .iter()
+                    .filter(|e| e.supports(i.model))
+                    .map(|e| e.name().to_string())
+                    .collect(),
             },
             // Extension point: `Instance::Cma(i) => cma engines/policies`.
         }
@@ -75,6 +80,13 @@ impl Dispatch for Registry {
 
     fn run_engine(&self, inst: &Instance, engine: &str, opts: &SolveOptions) -> SolveRecord {
         match inst {
+            Instance::Spd(i) if i.problem == SpdProblem::Spdvr => {
+                // The start is the file's (`solve --start` puts a computed
+                // one there before dispatching).
+                let run = engine::spdvr::start_for(i, None, opts)
+                    .and_then(|start| engine::spdvr::run_spdvr(engine, i, &start, opts));
+                run.unwrap_or_else(|err| error_record(inst, "spdvr", engine, err.to_string()))
+            }
             Instance::Spd(i) => match engine::spd_engine(engine) {
                 Ok(e) => engine::run_spd(e.as_ref(), i, opts),
                 Err(err) => error_record(inst, "spd", engine, err.to_string()),

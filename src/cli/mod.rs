@@ -31,6 +31,13 @@ pub enum Command {
     /// Generate instances.
     #[command(subcommand)]
     Gen(gen::GenCommand),
+    /// Benchmark engines over instance folders: optimality gaps, runtimes,
+    /// CSV/JSONL, summary and plots; parallel, resumable, shardable.
+    Bench(bench::BenchArgs),
+    /// Combine the output folders of sharded `bench` runs into one.
+    BenchMerge(bench::BenchMergeArgs),
+    /// Reproduce a paper's experiment (`spd`: seed 001 §IV; `cma`: seed 002 §4).
+    Repro(bench::ReproArgs),
 }
 
 /// Runs a parsed command line; returns the process exit code.
@@ -42,6 +49,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Solve(args) => solve::run_solve(&args),
         Command::Eval(args) => eval::run_eval(&args),
         Command::Gen(cmd) => gen::run_gen(&cmd),
+        Command::Bench(args) => bench::run_bench(&args).map(|_| 0),
+        Command::BenchMerge(args) => bench::run_bench_merge(&args).map(|_| 0),
+        Command::Repro(args) => bench::run_repro(&args).map(|_| 0),
     };
     match result {
         Ok(code) => code,

@@ -1,13 +1,15 @@
 //! `serverpick solve`: instances × engines → comparison table and solution files.
 
+use crate::bench::dispatch::{Dispatch, Registry};
 use crate::cli::table::{fmt_ms, Table};
 use crate::cli::{parse_time_limit, split_list};
-use crate::engine::spdvr::{run_spdvr, spdvr_engine, spdvr_engines, start_for};
-use crate::engine::{run_spd, spd_engine, spd_engines, SolveOptions};
+use crate::engine::spdvr::{spdvr_engine, start_for};
+use crate::engine::{spd_engine, SolveOptions};
 use crate::error::{Error, Result};
 use crate::io::solution_file::write_record;
 use crate::io::{collect_instance_files, read_instance, Instance};
-use crate::model::spd::{SpdInstance, SpdProblem};
+use crate::model::spd::SpdProblem;
+use crate::model::spdvr_eval::check_start;
 use crate::model::{SolveRecord, Status};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -121,7 +123,8 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
                 continue;
             }
         };
-        let recs = match solve_instance(&inst, args, wanted.as_deref(), &opts) {
+        let model = model_of(&inst);
+        let recs = match solve_instance(inst, args, wanted.as_deref(), &opts) {
             Ok(recs) => recs,
             Err(e) => {
                 eprintln!("serverpick: {e}");
@@ -140,7 +143,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
                 println!("{}", serde_json::to_string(r).unwrap_or_default());
             }
         }
-        records.extend(recs.into_iter().map(|r| (model_of(&inst), r)));
+        records.extend(recs.into_iter().map(|r| (model.clone(), r)));
     }
     if !args.json {
         print!("{}", render(&records));
@@ -163,60 +166,46 @@ fn model_of(inst: &Instance) -> String {
     }
 }
 
-/// Runs the wanted engines (all applicable when `None`) on one instance.
-/// Errors are input errors of this instance (e.g. an infeasible SPDVR start).
+/// Runs the wanted engines (all applicable when `None`) on one instance,
+/// through the one dispatch the benchmark runner uses. `--problem` and
+/// `--start` only reshape the instance first. Errors are input errors of this
+/// instance (e.g. an infeasible SPDVR start).
 pub fn solve_instance(
-    inst: &Instance,
+    inst: Instance,
     args: &SolveArgs,
     wanted: Option<&[String]>,
     opts: &SolveOptions,
 ) -> Result<Vec<SolveRecord>> {
+    let inst = prepare(inst, args, opts)?;
+    let engines = match wanted {
+        None => Registry.applicable_engines(&inst),
+        Some(names) => names.to_vec(),
+    };
+    Ok(engines
+        .iter()
+        .map(|e| Registry.run_engine(&inst, e, opts))
+        .collect())
+}
+
+/// Applies `--problem` and `--start` to an instance.
+fn prepare(inst: Instance, args: &SolveArgs, opts: &SolveOptions) -> Result<Instance> {
     match inst {
-        Instance::Spd(spd) => {
+        Instance::Spd(mut spd) => {
             let vr = match args.problem.as_deref() {
                 Some(p) => p == "spdvr",
                 None => spd.problem == SpdProblem::Spdvr || args.start.is_some(),
             };
             if vr {
-                solve_spdvr(spd, args.start.as_deref(), wanted, opts)
+                let start = start_for(&spd, args.start.as_deref(), opts)?;
+                check_start(&spd, &start)?;
+                spd.start = Some(start);
+                spd.problem = SpdProblem::Spdvr;
             } else {
-                Ok(solve_spd(spd, wanted, opts))
+                spd.problem = SpdProblem::Spd;
             }
+            Ok(Instance::Spd(spd))
         }
     }
-}
-
-fn is_wanted(name: &str, wanted: Option<&[String]>, applies: bool) -> bool {
-    match wanted {
-        None => applies,
-        Some(names) => names.iter().any(|n| n == name),
-    }
-}
-
-fn solve_spd(
-    inst: &SpdInstance,
-    wanted: Option<&[String]>,
-    opts: &SolveOptions,
-) -> Vec<SolveRecord> {
-    spd_engines()
-        .iter()
-        .filter(|e| is_wanted(e.name(), wanted, e.supports(inst.model)))
-        .map(|e| run_spd(e.as_ref(), inst, opts))
-        .collect()
-}
-
-fn solve_spdvr(
-    inst: &SpdInstance,
-    start_engine: Option<&str>,
-    wanted: Option<&[String]>,
-    opts: &SolveOptions,
-) -> Result<Vec<SolveRecord>> {
-    let start = start_for(inst, start_engine, opts)?;
-    spdvr_engines()
-        .iter()
-        .filter(|e| is_wanted(e.name(), wanted, e.supports(inst.model)))
-        .map(|e| run_spdvr(e.name(), inst, &start, opts))
-        .collect()
 }
 
 /// A claimed optimum that another engine beats is a bug (problems.md).

@@ -10,6 +10,12 @@
 //! (`O(n³ · m)` for all roots in the worst case; far less in practice because
 //! every step assigns at least one client).
 //!
+//! The paper states that SPDCS-H never uses more servers than Algorithm
+//! Matching when μ >= Γ; that is not true in general (the test
+//! `spdcs_h_can_use_more_hosts_than_alg_m` holds a counterexample), and on
+//! sparse networks a root can fail even at μ = Γ, because the tree only grows
+//! along links.
+//!
 //! `spdp2p-h`: the same construction, each root's tree evaluated in the P2P
 //! model (the root is not a host unless a client uses it; the servers on
 //! canonical paths between hosts are reported as relays by the evaluator).
