@@ -4,10 +4,16 @@
 //! servers and 30–120 clients, server links reduced by 30% (the
 //! well-provisioned network), all latencies rescaled so that Γ = 500 ms, and
 //! μ = f·Γ. The paper does not say how its random networks were drawn; here
-//! servers and clients are uniform points in a 1000 × 1000 square, latency is
-//! Euclidean distance, and the server network is the Euclidean minimum
-//! spanning tree plus Waxman links (probability `α·exp(−d / (β·L))`, α = 0.4,
-//! β = 0.2, L the largest distance) — connected by construction. Seeded
+//! servers and clients are uniform points in a 1000 × 1000 square; a server
+//! link's latency is 0.7 × the Euclidean distance, and the server network is
+//! the Euclidean minimum spanning tree plus Waxman links (probability
+//! `α·exp(−d / (β·L))`, α = 0.6, β = 0.3, L the largest distance) — connected
+//! by construction. Access paths cross the ordinary Internet: a client's
+//! last-mile latency (uniform in [0, 50]) plus the distance stretched by a
+//! per-pair factor uniform in [1, 2]. Without that stretch one server reaches
+//! everyone from f ≈ 1.2 on; with it, servers used fall gradually as f grows,
+//! as in the paper's Figs. 7–9 (25 servers, 120 clients, 10 seeds, SPDCS-H:
+//! mean 7.7, 5.7, 4.9, 3.5, 2.4, 2.1 hosts for f = 1.0 … 1.5). Seeded
 //! (ChaCha8), so a (params, seed) pair always gives the same instance.
 //!
 //! [`generate_from_matrix`] picks distinct server and client nodes from a
@@ -55,6 +61,15 @@ impl Default for PaperSpdParams {
     }
 }
 
+/// Waxman link probability `α·exp(−d / (β·L))`.
+const WAXMAN_ALPHA: f64 = 0.6;
+/// See [`WAXMAN_ALPHA`].
+const WAXMAN_BETA: f64 = 0.3;
+/// Largest last-mile latency of a client, in square units (before rescaling).
+const LAST_MILE: f64 = 50.0;
+/// Internet paths are longer than the straight line by a factor in [1, 1 + STRETCH].
+const STRETCH: f64 = 1.0;
+
 fn dist(a: (f64, f64), b: (f64, f64)) -> f64 {
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
@@ -94,7 +109,7 @@ fn waxman_links(points: &[(f64, f64)], rng: &mut ChaCha8Rng) -> Vec<(usize, usiz
     for u in 0..n {
         for v in u + 1..n {
             let d = dist(points[u], points[v]);
-            let p = 0.4 * (-d / (0.2 * max_d)).exp();
+            let p = WAXMAN_ALPHA * (-d / (WAXMAN_BETA * max_d)).exp();
             let already = links
                 .iter()
                 .any(|&(a, b, _)| (a, b) == (u, v) || (a, b) == (v, u));
@@ -130,7 +145,13 @@ pub fn generate_paper_spd(p: &PaperSpdParams, seed: u64) -> Result<SpdInstance> 
         .collect();
     let access: Vec<Vec<f64>> = clients
         .iter()
-        .map(|&c| servers.iter().map(|&s| dist(c, s)).collect())
+        .map(|&c| {
+            let last_mile = rng.random::<f64>() * LAST_MILE;
+            servers
+                .iter()
+                .map(|&s| last_mile + dist(c, s) * (1.0 + rng.random::<f64>() * STRETCH))
+                .collect()
+        })
         .collect();
     // Rescale so that Γ = gamma_ms (Γ scales linearly with all latencies).
     let probe = build(p, &raw_links, &access, 1.0, BoundSpec::Factor(1.0), seed)?;
