@@ -3,3 +3,6 @@
 
 pub mod highs_mip;
 pub mod spd_milp;
+pub mod spd_milp_cs;
+pub mod spd_milp_p2p;
+pub mod spd_milp_p2p_lex;
