@@ -5,4 +5,5 @@ pub mod highs_mip;
 pub mod spd_milp;
 pub mod spd_milp_cs;
 pub mod spd_milp_p2p;
+pub mod spd_milp_p2p_few;
 pub mod spd_milp_p2p_lex;

@@ -168,7 +168,7 @@ pub(crate) fn keep_better(best: &mut Option<Scored>, cand: Option<Scored>) {
     if let Some(c) = cand {
         if best
             .as_ref()
-            .is_none_or(|b| c.metrics.better_than(&b.metrics))
+            .map_or(true, |b| c.metrics.better_than(&b.metrics))
         {
             *best = Some(c);
         }
@@ -232,16 +232,15 @@ fn single_client(inst: &SpdInstance) -> SpdOutcome {
             Status::Optimal,
             Some(sc.sol),
             Some(1.0),
-            "a single client: one host, least delay",
+            "proven lexicographic optimum (a single client: one host, least delay)",
         ),
         None => outcome(
             Status::Infeasible,
             None,
             None,
             &format!(
-                "the single client's least CS delay {} exceeds μ = {}",
-                2.0 * row[s],
-                inst.bound
+                "Γ = {} > μ = {}: the single client's least CS delay exceeds the bound",
+                inst.gamma, inst.bound
             ),
         ),
     }
@@ -368,8 +367,11 @@ impl KeySearch<'_> {
             self.keys.partition_point(|&x| x < k)
         };
         let mut hi = pos(&best);
+        let mut first = true;
         while lo < hi {
-            let mid = lo + (hi - lo) / 2;
+            // the incumbent is often optimal: try the next better key first
+            let mid = if first { hi - 1 } else { lo + (hi - lo) / 2 };
+            first = false;
             match probe(self.dir * self.keys[mid]) {
                 Probe::Feasible(s) => {
                     hi = pos(&s).min(mid);

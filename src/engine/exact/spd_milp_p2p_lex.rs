@@ -5,6 +5,7 @@ use crate::engine::exact::spd_milp::{
     score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
 };
 use crate::engine::exact::spd_milp_p2p::{allowed_pairs, pair_q, Limits, P2pModel};
+use crate::engine::exact::spd_milp_p2p_few;
 use crate::model::spd::{SpdInstance, SpdSolution};
 use crate::model::Status;
 
@@ -24,8 +25,7 @@ fn for_each_run(
     let n = allowed.len();
     for s in 0..n {
         for &(_, x) in &allowed[s] {
-            for t in s..n {
-                let list = &allowed[t];
+            for (t, list) in allowed.iter().enumerate().skip(s) {
                 let q = |y: f64| pair_q(inst, s, x, t, y);
                 // q ascends along `list`; the key range is one run
                 let (start, end) = if dir > 0.0 {
@@ -99,10 +99,25 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
     if dl.expired() {
         return Probe::Unknown("the deadline was hit".into());
     }
+    let t0 = std::time::Instant::now();
+    match k {
+        1 => return spd_milp_p2p_few::single_host(inst, &lim),
+        2 => return spd_milp_p2p_few::at_most_two_hosts(inst, &lim, dl),
+        _ => {}
+    }
     let Ok(model) = P2pModel::new(inst, lim) else {
         return Probe::Infeasible;
     };
+    let t1 = t0.elapsed().as_secs_f64();
     let ans = model.solve(Some(k), true, None, dl);
+    eprintln!(
+        "probe hi={} lo={} build {:.3}s total {:.3}s {:?}",
+        lim.hi,
+        lim.lo,
+        t1,
+        t0.elapsed().as_secs_f64(),
+        ans.status
+    );
     let found = ans.solution.and_then(|s| score(inst, s));
     match (ans.status, found) {
         (Status::Optimal | Status::TimeLimit, Some(sc)) => Probe::Feasible(sc),
@@ -127,6 +142,31 @@ struct TwoPhase<'a> {
 }
 
 impl TwoPhase<'_> {
+    /// The largest candidate key strictly below `kb` (and `>= key_min`).
+    fn prev_key(&self, kb: f64) -> Option<f64> {
+        let mut best: Option<f64> = None;
+        let n = self.allowed.len();
+        for s in 0..n {
+            for &(_, x) in &self.allowed[s] {
+                for t in s..n {
+                    let list = &self.allowed[t];
+                    let q = |y: f64| pair_q(self.inst, s, x, t, y);
+                    let cand = if self.dir > 0.0 {
+                        let end = list.partition_point(|&(_, y)| q(y) < kb);
+                        end.checked_sub(1).map(|i| q(list[i].1))
+                    } else {
+                        let start = list.partition_point(|&(_, y)| q(y) <= -kb);
+                        list.get(start).map(|&(_, y)| -q(y))
+                    };
+                    if let Some(k) = cand.filter(|&k| k >= self.key_min && k < kb) {
+                        best = Some(best.map_or(k, |b: f64| b.max(k)));
+                    }
+                }
+            }
+        }
+        best
+    }
+
     fn run(
         &self,
         mut best: Scored,
@@ -134,6 +174,14 @@ impl TwoPhase<'_> {
         mut probe: impl FnMut(f64) -> Probe,
     ) -> (Scored, Option<String>) {
         let mut k_inf = f64::NEG_INFINITY;
+        // the incumbent is often optimal: try the next better candidate first
+        if let Some(p) = self.prev_key(self.dir * value(&best)) {
+            match probe(self.dir * p) {
+                Probe::Feasible(s) => best = s,
+                Probe::Infeasible => return (best, None),
+                Probe::Unknown(why) => return (best, Some(why)),
+            }
+        }
         loop {
             let k_best = self.dir * value(&best);
             if count(self.inst, self.allowed, self.dir, (k_inf, k_best)) <= CANDIDATE_LIMIT {
