@@ -15,6 +15,7 @@
 
 pub mod exact;
 pub mod heuristic;
+pub mod spdvr;
 
 use crate::error::{Error, Result};
 use crate::model::spd::{CommModel, SpdInstance, SpdSolution};

@@ -171,7 +171,7 @@ fn build(
         .collect();
     let net = ServerNetwork::new(p.servers, &links);
     let name = format!(
-        "paper-{}-{}s-{}c-f{:.1}-s{seed}",
+        "paper-{}-{}s-{}c-f{}-s{seed}",
         p.model, p.servers, p.clients, p.bound_factor
     );
     SpdInstance::new(name, p.model, net, &access, bound)
@@ -283,7 +283,7 @@ pub fn generate_from_matrix(
     }
     let net = ServerNetwork::new(p.servers, &links);
     let name = format!(
-        "{label}-{}-{}s-{}c-f{:.1}-s{seed}",
+        "{label}-{}-{}s-{}c-f{}-s{seed}",
         p.model, p.servers, p.clients, p.bound_factor
     );
     let mut inst = SpdInstance::new(

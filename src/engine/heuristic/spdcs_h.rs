@@ -103,6 +103,13 @@ fn best_tree(inst: &SpdInstance) -> Option<SpdSolution> {
     best.map(|(_, s)| s)
 }
 
+fn best_tree_outcome(inst: &SpdInstance) -> SpdOutcome {
+    match best_tree(inst) {
+        Some(sol) => SpdOutcome::found(sol),
+        None => SpdOutcome::failed("no root's tree reaches every client within the bound"),
+    }
+}
+
 impl SpdEngine for SpdcsH {
     fn name(&self) -> &'static str {
         "spdcs-h"
@@ -113,10 +120,7 @@ impl SpdEngine for SpdcsH {
     }
 
     fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
-        match best_tree(inst) {
-            Some(sol) => SpdOutcome::found(sol),
-            None => SpdOutcome::failed("no root's tree reaches every client within the bound"),
-        }
+        best_tree_outcome(inst)
     }
 }
 
@@ -130,9 +134,6 @@ impl SpdEngine for Spdp2pH {
     }
 
     fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
-        match best_tree(inst) {
-            Some(sol) => SpdOutcome::found(sol),
-            None => SpdOutcome::failed("no root's tree reaches every client within the bound"),
-        }
+        best_tree_outcome(inst)
     }
 }
