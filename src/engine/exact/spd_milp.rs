@@ -73,8 +73,18 @@
 //!
 //! A single client needs one host (its delay is 0 by definition).
 //!
+//! One and two hosts are decided by enumeration before any MILP
+//! ([`super::spd_milp_p2p_few`]): one host = every client on one server; two
+//! hosts `{s, t}` = a 2-SAT over "client on `s` or on `t`" whose clauses are
+//! the conflicting pairs of choices. So `k* <= 2` is proven without HiGHS, a
+//! MILP for `k*` runs only with the proven lower bound 3, and the
+//! lexicographic tests at `k* <= 2` are enumerations too (exact, and much
+//! faster than the MILP on the paper's instances).
+//!
 //! Lexicographic delay for P2P: the same model with the bound `θ` (a pair
-//! fits iff it meets μ and `q <= θ`) and `Σ z_s0 <= k*`: bisection between a
+//! fits iff it meets μ and `q <= θ`) and `Σ z_s0 <= k*`: first a test of the
+//! next candidate below the incumbent's delay (heuristics are often optimal),
+//! then bisection between a
 //! proven-infeasible `θ` and the delay of the best solution found, first on
 //! reals while more than [`CANDIDATE_LIMIT`] candidate pair values lie
 //! between them, then over the explicit sorted list of candidate values
@@ -168,7 +178,7 @@ pub(crate) fn keep_better(best: &mut Option<Scored>, cand: Option<Scored>) {
     if let Some(c) = cand {
         if best
             .as_ref()
-            .map_or(true, |b| c.metrics.better_than(&b.metrics))
+            .is_none_or(|b| c.metrics.better_than(&b.metrics))
         {
             *best = Some(c);
         }

@@ -278,7 +278,7 @@ impl<'a> P2pModel<'a> {
             while l > 0 && lim.conflict(sign, lv.vals[k] + lv.vals[l - 1]) {
                 l -= 1;
             }
-            if l < lv.big_from && stairs.last().map_or(true, |&(_, p)| l < p) {
+            if l < lv.big_from && stairs.last().is_none_or(|&(_, p)| l < p) {
                 stairs.push((k, l));
             }
         }

@@ -99,7 +99,6 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
     if dl.expired() {
         return Probe::Unknown("the deadline was hit".into());
     }
-    let t0 = std::time::Instant::now();
     match k {
         1 => return spd_milp_p2p_few::single_host(inst, &lim),
         2 => return spd_milp_p2p_few::at_most_two_hosts(inst, &lim, dl),
@@ -108,16 +107,7 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
     let Ok(model) = P2pModel::new(inst, lim) else {
         return Probe::Infeasible;
     };
-    let t1 = t0.elapsed().as_secs_f64();
     let ans = model.solve(Some(k), true, None, dl);
-    eprintln!(
-        "probe hi={} lo={} build {:.3}s total {:.3}s {:?}",
-        lim.hi,
-        lim.lo,
-        t1,
-        t0.elapsed().as_secs_f64(),
-        ans.status
-    );
     let found = ans.solution.and_then(|s| score(inst, s));
     match (ans.status, found) {
         (Status::Optimal | Status::TimeLimit, Some(sc)) => Probe::Feasible(sc),
