@@ -281,3 +281,33 @@ fn lexicographic_off_still_proves_hosts() {
     assert_eq!(key_of(&rec).0, b.0);
     assert!(key_of(&rec).1 >= b.1 - 1e-9);
 }
+
+/// Instances that need three or more hosts go through the MILP (host count
+/// and every lexicographic test); they must agree with brute force too.
+#[test]
+fn three_or_more_hosts_agree_with_brute_force() {
+    let mut checked = [0usize; 2];
+    for seed in 0..400u64 {
+        for (i, model) in [CommModel::Cs, CommModel::P2p].into_iter().enumerate() {
+            if checked[i] >= 6 {
+                continue;
+            }
+            let f = if model == CommModel::Cs {
+                1.0
+            } else {
+                [0.5, 0.6, 0.7, 0.8][seed as usize % 4]
+            };
+            let p = if model == CommModel::Cs { 0.3 } else { 0.9 };
+            let inst = tiny(model, 5, 6, p, f, seed);
+            if brute_force(&inst).is_some_and(|b| b.0 >= 3) {
+                agrees(&inst).unwrap();
+                checked[i] += 1;
+            }
+        }
+    }
+    assert_eq!(
+        checked,
+        [6, 6],
+        "not enough instances with k* >= 3: {checked:?}"
+    );
+}
