@@ -33,7 +33,7 @@ fn bench_spd(c: &mut Criterion) {
         (CommModel::P2p, 1.0, vec!["exact", "spdp2p-h"]),
     ];
     for (model, f, engines) in cases {
-        let inst = instance(model, f, 1);
+        let inst = instance(model, f, 0);
         for name in engines {
             let engine = spd_engine(name).expect("engine exists");
             let id = BenchmarkId::new(format!("{model}-25s-120c-f{f}"), name);
