@@ -3,5 +3,9 @@
 
 pub mod highs_mip;
 pub mod spd_milp;
+pub mod spd_milp_cs;
+pub mod spd_milp_p2p;
+pub mod spd_milp_p2p_few;
+pub mod spd_milp_p2p_lex;
 pub mod spdvr_milp;
 pub(crate) mod spdvr_milp_p2p;
