@@ -483,6 +483,11 @@ pub(crate) fn min_hosts(inst: &SpdInstance, incumbent: Option<Scored>, dl: &Dead
         Ok(done) => return done,
         Err(state) => state,
     };
+    // The few-host stage proved `few_lb` hosts necessary: an incumbent with
+    // that many is optimal without the MILP.
+    if let Some(sc) = best.as_ref().filter(|sc| sc.metrics.hosts <= few_lb) {
+        return HostStage::Proven(sc.clone());
+    }
     let start = best.as_ref().map(|s| s.sol.clone());
     let ans = model.solve(None, false, start.as_ref(), dl);
     keep_better(&mut best, ans.solution.and_then(|s| score(inst, s)));
