@@ -1,0 +1,553 @@
+//! The mirror move graph: the incremental form of Webb & Soh's `MC`/`MP`
+//! arrays (seed 002 §3) shared by `exact-flow`, `j-sa` and `l-sa`.
+//!
+//! Nodes are the mirrors with `C_j > 0` plus a sink `t`. Arc `u → v` is the
+//! cheapest move of a client from `u` to `v`, costing `d(i,v) − d(i,u)`
+//! (`MC[u][v]`; the client is `MP[u][v]`); `j → t` exists while `j` has spare
+//! capacity and `t → j` while `j` has clients (both cost 0). An assignment is
+//! optimal for its clients iff this residual graph has no negative cycle.
+//!
+//! Each mirror pair keeps a binary min-heap of candidate moves with lazy
+//! deletion (an entry carries the client's move stamp, so a client that left
+//! is skipped when it surfaces). A pair's heap need not hold every client of
+//! `u`: it holds every client whose key is `<= τ(u,v)`, so its valid top is the
+//! true minimum whenever that top is `<= τ`; otherwise the pair is rescanned
+//! from `u`'s member list with a doubled budget. With `n` clients and `k`
+//! mirrors this needs `O(k² B + n)` memory instead of `O(nk)`.
+//!
+//! Chains are shortest paths found by Dijkstra on the `k + 1` nodes with
+//! reduced costs `c(u,v) + π_u − π_v >= 0` (node potentials `π`, kept valid
+//! across events; empty mirrors are normalised to `π_t`). One search is
+//! `O(k²)` plus the heap work of refreshing the rows it reads; adding a client
+//! costs `O(k log B)`, removing one `O(1)`.
+
+use crate::error::{Error, Result};
+use crate::model::cma::CmaInstance;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+const NONE: u32 = u32::MAX;
+const INITIAL_BUDGET: usize = 32;
+
+/// A candidate move of `client` (with `stamp`) along a pair, key `d(i,v) − d(i,u)`.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: f64,
+    client: u32,
+    stamp: u32,
+}
+
+impl Entry {
+    fn order(&self, other: &Self) -> Ordering {
+        self.key
+            .total_cmp(&other.key)
+            .then(self.client.cmp(&other.client))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.order(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl Ord for Entry {
+    /// Reversed: `BinaryHeap<Entry>` pops the least (key, client) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.order(self)
+    }
+}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct PairHeap {
+    heap: BinaryHeap<Entry>,
+    /// Every member with key `<= tau` is in `heap`; `INFINITY` = complete.
+    tau: f64,
+    budget: usize,
+}
+
+impl PairHeap {
+    fn empty() -> Self {
+        PairHeap {
+            heap: BinaryHeap::new(),
+            tau: f64::INFINITY,
+            budget: INITIAL_BUDGET,
+        }
+    }
+}
+
+/// Result of one shortest-chain search.
+#[derive(Debug, Clone)]
+pub struct Search {
+    /// Reduced distance per node (`k` = the sink).
+    pub dist: Vec<f64>,
+    /// Predecessor per node (`u32::MAX` = a source).
+    pub pred: Vec<u32>,
+    /// Whether the target was reached.
+    pub reached: bool,
+}
+
+/// Clients on mirrors with per-pair cheapest-move heaps and node potentials.
+#[derive(Debug, Clone)]
+pub struct MoveGraph<'a> {
+    inst: &'a CmaInstance,
+    k: usize,
+    active: Vec<usize>,
+    assign: Vec<u32>,
+    stamp: Vec<u32>,
+    pos: Vec<u32>,
+    members: Vec<Vec<u32>>,
+    pairs: Vec<PairHeap>,
+    arc: Vec<f64>,
+    dirty: Vec<bool>,
+    /// Node potentials; index `k` is the sink `t`.
+    pot: Vec<f64>,
+    /// Client moves performed so far (transfers).
+    pub moves: usize,
+}
+
+impl<'a> MoveGraph<'a> {
+    /// An empty graph (nobody present, potentials 0: optimal).
+    pub fn new(inst: &'a CmaInstance) -> Self {
+        let (n, k) = (inst.clients(), inst.mirrors());
+        MoveGraph {
+            inst,
+            k,
+            active: (0..k).filter(|&j| inst.capacity[j] > 0).collect(),
+            assign: vec![NONE; n],
+            stamp: vec![0; n],
+            pos: vec![0; n],
+            members: vec![Vec::new(); k],
+            pairs: vec![PairHeap::empty(); k * k],
+            arc: vec![f64::INFINITY; k * k],
+            dirty: vec![false; k],
+            pot: vec![0.0; k + 1],
+            moves: 0,
+        }
+    }
+
+    /// Places `(client, mirror)` pairs without maintaining the heaps, then
+    /// builds every pair heap in one row-ordered pass, `O(nk)`. Capacities are
+    /// not checked here. Potentials are left unchanged.
+    pub fn bulk_place(&mut self, placements: impl Iterator<Item = (usize, usize)>) {
+        for (i, j) in placements {
+            self.assign[i] = j as u32;
+            self.pos[i] = self.members[j].len() as u32;
+            self.members[j].push(i as u32);
+        }
+        self.build_heaps();
+    }
+
+    fn build_heaps(&mut self) {
+        let (k, b) = (self.k, INITIAL_BUDGET);
+        let mut coll: Vec<BinaryHeap<std::cmp::Reverse<Entry>>> =
+            (0..k * k).map(|_| BinaryHeap::new()).collect();
+        for (i, &a) in self.assign.iter().enumerate() {
+            if a == NONE {
+                continue;
+            }
+            let u = a as usize;
+            let row = self.inst.row(i);
+            let du = row[u];
+            for &v in &self.active {
+                if v == u {
+                    continue;
+                }
+                let e = Entry {
+                    key: row[v] - du,
+                    client: i as u32,
+                    stamp: self.stamp[i],
+                };
+                let h = &mut coll[u * k + v];
+                if h.len() < b {
+                    h.push(std::cmp::Reverse(e));
+                } else if let Some(mut top) = h.peek_mut() {
+                    if e.order(&top.0) == Ordering::Less {
+                        *top = std::cmp::Reverse(e);
+                    }
+                }
+            }
+        }
+        for (p, h) in coll.into_iter().enumerate() {
+            let u = p / k;
+            let complete = h.len() >= self.members[u].len();
+            let max_key = h.peek().map(|e| e.0.key);
+            let entries: Vec<Entry> = h.into_vec().into_iter().map(|r| r.0).collect();
+            self.pairs[p] = PairHeap {
+                heap: BinaryHeap::from(entries),
+                tau: match (complete, max_key) {
+                    (false, Some(m)) => prev_float(m),
+                    _ => f64::INFINITY,
+                },
+                budget: b,
+            };
+        }
+        self.dirty.iter_mut().for_each(|d| *d = true);
+    }
+
+    /// The instance.
+    pub fn instance(&self) -> &'a CmaInstance {
+        self.inst
+    }
+
+    /// Mirror of client `i` (`None` = absent).
+    pub fn mirror_of(&self, i: usize) -> Option<usize> {
+        let a = self.assign[i];
+        (a != NONE).then_some(a as usize)
+    }
+
+    /// Clients on mirror `j`.
+    pub fn load(&self, j: usize) -> usize {
+        self.members[j].len()
+    }
+
+    /// True when mirror `j` has spare capacity.
+    pub fn has_room(&self, j: usize) -> bool {
+        self.members[j].len() < self.inst.capacity[j]
+    }
+
+    /// The current assignment, one entry per row.
+    pub fn assignment(&self) -> Vec<Option<usize>> {
+        (0..self.assign.len()).map(|i| self.mirror_of(i)).collect()
+    }
+
+    /// Mirrors with `C_j > 0`.
+    pub fn active(&self) -> &[usize] {
+        &self.active
+    }
+
+    /// Node potentials (index `k` = sink).
+    pub fn potentials(&self) -> &[f64] {
+        &self.pot
+    }
+
+    /// Replaces the potentials (e.g. from a Bellman-Ford certificate).
+    pub fn set_potentials(&mut self, pot: Vec<f64>) {
+        self.pot = pot;
+        self.normalise();
+    }
+
+    /// Dual prices `p_j = max(0, π_t − π_j)` (active mirrors; `INFINITY` for
+    /// mirrors without capacity): each client sits at a mirror minimising
+    /// `d(i,j) + p_j`.
+    pub fn prices(&self) -> Vec<f64> {
+        let t = self.pot[self.k];
+        (0..self.k)
+            .map(|j| {
+                if self.inst.capacity[j] == 0 {
+                    f64::INFINITY
+                } else {
+                    (t - self.pot[j]).max(0.0)
+                }
+            })
+            .collect()
+    }
+
+    /// Puts absent client `i` on mirror `u`, `O(k log B)`.
+    pub fn add(&mut self, i: usize, u: usize) {
+        self.assign[i] = u as u32;
+        self.stamp[i] = self.stamp[i].wrapping_add(1);
+        self.pos[i] = self.members[u].len() as u32;
+        self.members[u].push(i as u32);
+        let row = self.inst.row(i);
+        let du = row[u];
+        let k = self.k;
+        let n_u = self.members[u].len();
+        for idx in 0..self.active.len() {
+            let v = self.active[idx];
+            if v == u {
+                continue;
+            }
+            let key = row[v] - du;
+            let p = u * k + v;
+            let pair = &mut self.pairs[p];
+            if key <= pair.tau {
+                pair.heap.push(Entry {
+                    key,
+                    client: i as u32,
+                    stamp: self.stamp[i],
+                });
+                if pair.heap.len() > 2 * n_u + 64 {
+                    self.rescan(u, v, false);
+                }
+            }
+            if !self.dirty[u] && key < self.arc[p] {
+                self.arc[p] = key;
+            }
+        }
+    }
+
+    /// Removes present client `i` (lazily from the heaps), `O(1)`.
+    pub fn remove(&mut self, i: usize) -> usize {
+        let u = self.assign[i] as usize;
+        let p = self.pos[i] as usize;
+        let list = &mut self.members[u];
+        list.swap_remove(p);
+        if let Some(&moved) = list.get(p) {
+            self.pos[moved as usize] = p as u32;
+        }
+        self.assign[i] = NONE;
+        self.stamp[i] = self.stamp[i].wrapping_add(1);
+        self.dirty[u] = true;
+        u
+    }
+
+    fn rescan(&mut self, u: usize, v: usize, grow: bool) {
+        let p = u * self.k + v;
+        let budget = if grow {
+            self.pairs[p].budget.saturating_mul(2)
+        } else {
+            self.pairs[p].budget
+        };
+        let mut keys: Vec<Entry> = self.members[u]
+            .iter()
+            .map(|&c| {
+                let row = self.inst.row(c as usize);
+                Entry {
+                    key: row[v] - row[u],
+                    client: c,
+                    stamp: self.stamp[c as usize],
+                }
+            })
+            .collect();
+        let tau = if keys.len() <= budget {
+            f64::INFINITY
+        } else {
+            keys.select_nth_unstable_by(budget - 1, Entry::order);
+            let tau = keys[budget - 1].key;
+            keys.retain(|e| e.key <= tau);
+            tau
+        };
+        self.pairs[p] = PairHeap {
+            heap: BinaryHeap::from(keys),
+            tau,
+            budget,
+        };
+    }
+
+    /// The cheapest move from `u` to `v`: `(d(i,v) − d(i,u), i)`.
+    pub fn peek(&mut self, u: usize, v: usize) -> Option<(f64, usize)> {
+        let p = u * self.k + v;
+        loop {
+            let pair = &mut self.pairs[p];
+            match pair.heap.peek() {
+                None if pair.tau == f64::INFINITY => return None,
+                None => self.rescan(u, v, true),
+                Some(e) if self.stamp[e.client as usize] != e.stamp => {
+                    pair.heap.pop();
+                }
+                Some(e) if e.key <= pair.tau => return Some((e.key, e.client as usize)),
+                Some(_) => self.rescan(u, v, true),
+            }
+        }
+    }
+
+    fn refresh_row(&mut self, u: usize) {
+        if !self.dirty[u] {
+            return;
+        }
+        for idx in 0..self.active.len() {
+            let v = self.active[idx];
+            if v != u {
+                self.arc[u * self.k + v] = self.peek(u, v).map_or(f64::INFINITY, |(c, _)| c);
+            }
+        }
+        self.dirty[u] = false;
+    }
+
+    /// The cached cheapest-move cost `u → v` (refreshing `u`'s row if needed).
+    pub fn arc_cost(&mut self, u: usize, v: usize) -> f64 {
+        self.refresh_row(u);
+        self.arc[u * self.k + v]
+    }
+
+    /// Moves the cheapest client from `u` to `v`; returns it.
+    pub fn move_top(&mut self, u: usize, v: usize) -> Result<usize> {
+        let (_, i) = self
+            .peek(u, v)
+            .ok_or_else(|| Error::Solver(format!("no client to move from mirror {u} to {v}")))?;
+        self.remove(i);
+        self.add(i, v);
+        self.moves += 1;
+        Ok(i)
+    }
+
+    /// Sets every empty mirror's potential to `π_t` (always valid: an empty
+    /// mirror has no outgoing move arcs and needs only `π_j >= π_t`).
+    pub fn normalise(&mut self) {
+        let t = self.pot[self.k];
+        for &j in &self.active {
+            if self.members[j].is_empty() {
+                self.pot[j] = t;
+            }
+        }
+    }
+
+    /// Dijkstra over reduced costs from the nodes with a finite `init` label
+    /// (`k + 1` entries; index `k` = sink) to `target`. Arcs into the sink
+    /// are used when `target` is the sink, arcs out of it when `from_t`.
+    /// `O(k²)` plus row refreshes. Potentials are not changed.
+    pub fn search(&mut self, init: &[f64], target: usize, from_t: bool) -> Search {
+        let k = self.k;
+        let mut dist = init.to_vec();
+        let mut pred = vec![NONE; k + 1];
+        let mut done = vec![false; k + 1];
+        let mut reached = false;
+        loop {
+            let mut best = (f64::INFINITY, usize::MAX);
+            for x in self.active.iter().copied().chain(std::iter::once(k)) {
+                if !done[x] && dist[x] < best.0 {
+                    best = (dist[x], x);
+                }
+            }
+            let (dx, x) = best;
+            if x == usize::MAX {
+                break;
+            }
+            done[x] = true;
+            if x == target {
+                reached = true;
+                break;
+            }
+            if x == k {
+                if from_t {
+                    for &u in &self.active {
+                        if !self.members[u].is_empty() {
+                            let red = (self.pot[k] - self.pot[u]).max(0.0);
+                            relax(&mut dist, &mut pred, &done, k, u, dx + red);
+                        }
+                    }
+                }
+                continue;
+            }
+            if !self.members[x].is_empty() {
+                self.refresh_row(x);
+                for idx in 0..self.active.len() {
+                    let v = self.active[idx];
+                    let c = self.arc[x * k + v];
+                    if v != x && c.is_finite() {
+                        let red = (c + self.pot[x] - self.pot[v]).max(0.0);
+                        relax(&mut dist, &mut pred, &done, x, v, dx + red);
+                    }
+                }
+            }
+            if target == k && self.has_room(x) {
+                let red = (self.pot[x] - self.pot[k]).max(0.0);
+                relax(&mut dist, &mut pred, &done, x, k, dx + red);
+            }
+        }
+        Search {
+            dist,
+            pred,
+            reached,
+        }
+    }
+
+    /// `π_v += min(dist_v, L)` with `L` the target's distance (or the largest
+    /// finite one when unreached): keeps every reduced cost `>= 0`.
+    pub fn update_potentials(&mut self, s: &Search, target: usize) {
+        let cap = if s.reached {
+            s.dist[target]
+        } else {
+            s.dist
+                .iter()
+                .copied()
+                .filter(|d| d.is_finite())
+                .fold(0.0, f64::max)
+        };
+        let k = self.k;
+        for x in self.active.clone().into_iter().chain(std::iter::once(k)) {
+            self.pot[x] += s.dist[x].min(cap);
+        }
+    }
+
+    /// The nodes of the search path ending at `target`, source first.
+    pub fn path(&self, s: &Search, target: usize) -> Vec<usize> {
+        let mut path = vec![target];
+        let mut x = target;
+        while s.pred[x] != NONE && path.len() <= self.k + 1 {
+            x = s.pred[x] as usize;
+            path.push(x);
+        }
+        path.reverse();
+        path
+    }
+
+    /// Applies the moves of a mirror chain `a → b → …` (consecutive mirror
+    /// pairs; the sink is skipped), last arc first, so each arc moves the
+    /// client its search cost was read from. Returns the number of moves.
+    pub fn apply_chain(&mut self, chain: &[usize]) -> Result<usize> {
+        let k = self.k;
+        let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
+        for w in mirrors.windows(2).rev() {
+            self.move_top(w[0], w[1])?;
+        }
+        Ok(mirrors.len().saturating_sub(1))
+    }
+
+    /// The true cost of a mirror chain (sum of its arcs' cached costs).
+    pub fn chain_cost(&mut self, chain: &[usize]) -> f64 {
+        let k = self.k;
+        let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
+        mirrors.windows(2).map(|w| self.arc_cost(w[0], w[1])).sum()
+    }
+}
+
+fn relax(dist: &mut [f64], pred: &mut [u32], done: &[bool], from: usize, to: usize, d: f64) {
+    if !done[to] && d < dist[to] {
+        dist[to] = d;
+        pred[to] = from as u32;
+    }
+}
+
+/// The largest `f64` strictly below finite `x`.
+pub fn prev_float(x: f64) -> f64 {
+    if x == 0.0 {
+        -f64::from_bits(1)
+    } else if x > 0.0 {
+        f64::from_bits(x.to_bits() - 1)
+    } else {
+        f64::from_bits(x.to_bits() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prev_float_is_strictly_below() {
+        for x in [1.0, -1.0, 0.0, 1e-300, -3.5] {
+            assert!(prev_float(x) < x);
+        }
+    }
+
+    #[test]
+    fn peek_finds_the_true_minimum_after_moves_and_rescans() {
+        // 200 clients on mirror 0, keys to mirror 1 are i-dependent.
+        let rows: Vec<Vec<f64>> = (0..200)
+            .map(|i| vec![0.0, ((i * 37) % 200) as f64 + 0.5])
+            .collect();
+        let inst = CmaInstance::from_rows("p", vec![200, 200], &rows).unwrap();
+        let mut g = MoveGraph::new(&inst);
+        g.bulk_place((0..200).map(|i| (i, 0)));
+        let mut expect: Vec<f64> = (0..200).map(|i| ((i * 37) % 200) as f64 + 0.5).collect();
+        expect.sort_by(f64::total_cmp);
+        for want in expect.iter().take(120) {
+            let (key, _) = g.peek(0, 1).unwrap();
+            assert_eq!(key, *want);
+            g.move_top(0, 1).unwrap();
+        }
+        // moving some back makes them candidates again
+        let (key, i) = g.peek(1, 0).unwrap();
+        assert_eq!(key, -119.5);
+        g.move_top(1, 0).unwrap();
+        assert_eq!(g.mirror_of(i), Some(0));
+        assert_eq!(g.peek(0, 1).unwrap().0, 119.5);
+    }
+}

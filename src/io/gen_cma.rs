@@ -1,0 +1,1 @@
+//! CMA instance generator (filled in below).
