@@ -27,7 +27,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 const NONE: u32 = u32::MAX;
-const INITIAL_BUDGET: usize = 32;
+const INITIAL_BUDGET: usize = 128;
 
 /// A candidate move of `client` (with `stamp`) along a pair, key `d(i,v) − d(i,u)`.
 #[derive(Debug, Clone, Copy)]
@@ -300,7 +300,7 @@ impl<'a> MoveGraph<'a> {
     fn rescan(&mut self, u: usize, v: usize, grow: bool) {
         let p = u * self.k + v;
         let budget = if grow {
-            self.pairs[p].budget.saturating_mul(2)
+            self.pairs[p].budget.saturating_mul(4)
         } else {
             self.pairs[p].budget
         };

@@ -105,7 +105,7 @@ impl Agg {
 
     fn row(&self, label: &str) -> String {
         let n = self.events.max(1) as f64;
-        let total: f64 = self.times.iter().sum();
+        let total: f64 = self.times.iter().sum::<f64>() + 0.0;
         format!(
             "| {label} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
             self.events,

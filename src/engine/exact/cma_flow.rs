@@ -2,8 +2,11 @@
 //! successive shortest paths on the `k`-mirror move graph
 //! ([`crate::engine::cma_moves`]), exploiting few mirrors and many clients.
 //!
-//! 1. every client goes to its nearest mirror (`O(nk)`): optimal for those
-//!    loads, so every move arc has cost `>= 0` and potentials 0 are valid;
+//! 1. every client goes to its nearest mirror (`O(nk)`), then a few rounds of
+//!    price raising on overloaded mirrors (coordinate ascent on the LP dual,
+//!    `O(nk)` per round) move most of the excess in bulk while keeping every
+//!    client at a mirror minimising `d + p`: the state is optimal for its
+//!    loads and `π = −p` are valid potentials;
 //! 2. while a mirror is overloaded, Dijkstra (reduced costs, `O(k²)`) finds
 //!    the cheapest chain of moves from any overloaded mirror to one with
 //!    spare capacity; the chain is applied and the potentials updated; while
@@ -33,16 +36,105 @@ pub fn exact_flow_graph<'a>(
         return Ok(None);
     }
     let mut g = MoveGraph::new(inst);
-    let mut placements = Vec::with_capacity(clients.len());
+    let (placements, prices) = price_start(inst, clients, PRICE_ROUNDS)?;
+    g.bulk_place(placements.into_iter());
+    let k = inst.mirrors();
+    let mut pot = vec![0.0; k + 1];
+    for (j, p) in prices.iter().enumerate() {
+        pot[j] = -p;
+    }
+    g.set_potentials(pot);
+    route_excess(&mut g)?;
+    Ok(Some(g))
+}
+
+/// Rounds of the price-raising warm start.
+const PRICE_ROUNDS: usize = 4;
+
+/// Warm start by coordinate ascent on the LP dual: every client starts at
+/// its nearest mirror (prices 0); then, for `rounds` passes, each overloaded
+/// mirror `j` raises its price `p_j` just enough that exactly `C_j` clients
+/// still prefer it (`d(i,j) + p_j <= d(i,v) + p_v`), and the others move to
+/// their best alternative. Invariants: every client sits at a mirror
+/// minimising `d + p`, and `p_j > 0` only on mirrors with load `>= C_j`, so
+/// potentials `π_j = −p_j`, `π_t = 0` are valid for the successive shortest
+/// paths that route what is left. `O(nk)` per round.
+fn price_start(
+    inst: &CmaInstance,
+    clients: &[usize],
+    rounds: usize,
+) -> Result<(Vec<(usize, usize)>, Vec<f64>)> {
+    let k = inst.mirrors();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); k];
     for &i in clients {
         let j = inst
             .nearest(i)
             .ok_or_else(|| Error::Solver("every mirror has capacity 0".into()))?;
-        placements.push((i, j));
+        members[j].push(i as u32);
     }
-    g.bulk_place(placements.into_iter());
-    route_excess(&mut g)?;
-    Ok(Some(g))
+    let mut prices = vec![0.0; k];
+    let active: Vec<usize> = (0..k).filter(|&j| inst.capacity[j] > 0).collect();
+    for _ in 0..rounds {
+        let mut moved = false;
+        for &j in &active {
+            let excess = members[j].len().saturating_sub(inst.capacity[j]);
+            if excess == 0 || active.len() < 2 {
+                continue;
+            }
+            moved = true;
+            raise_price(inst, &active, &mut members, &mut prices, j, excess);
+        }
+        if !moved {
+            break;
+        }
+    }
+    let placements = members
+        .iter()
+        .enumerate()
+        .flat_map(|(j, m)| m.iter().map(move |&i| (i as usize, j)))
+        .collect();
+    Ok((placements, prices))
+}
+
+/// Raises `p_j` until `excess` of its clients prefer another mirror; moves
+/// them there (each to its best alternative, ties to the lower index).
+fn raise_price(
+    inst: &CmaInstance,
+    active: &[usize],
+    members: &mut [Vec<u32>],
+    prices: &mut [f64],
+    j: usize,
+    excess: usize,
+) {
+    let pj = prices[j];
+    let mut cand: Vec<(f64, u32, u32)> = members[j]
+        .iter()
+        .map(|&i| {
+            let row = inst.row(i as usize);
+            let here = row[j] + pj;
+            let (mut best, mut bv) = (f64::INFINITY, j);
+            for &v in active {
+                let c = row[v] + prices[v];
+                if v != j && c < best {
+                    best = c;
+                    bv = v;
+                }
+            }
+            ((best - here).max(0.0), i, bv as u32)
+        })
+        .collect();
+    let order = |a: &(f64, u32, u32), b: &(f64, u32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    cand.select_nth_unstable_by(excess - 1, order);
+    let delta = cand[excess - 1].0;
+    prices[j] = pj + delta;
+    members[j].clear();
+    for (idx, &(_, i, v)) in cand.iter().enumerate() {
+        if idx < excess {
+            members[v as usize].push(i);
+        } else {
+            members[j].push(i);
+        }
+    }
 }
 
 /// Successive shortest paths until no mirror is overloaded.

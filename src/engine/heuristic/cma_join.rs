@@ -136,10 +136,13 @@ pub struct Label {
 }
 
 /// The label-correcting loop of Fig. 2: `update(j)` says which mirrors'
-/// labels may change. Errs when labels still change after `k + 1` passes
-/// (a negative cycle: the state was not optimal).
+/// labels may change; a label changes only when it improves by more than
+/// `tol` (so zero-cost cycles that rounding makes slightly negative do not
+/// loop). Errs when labels still change after `k + 1` passes (a negative
+/// cycle: the state was not optimal).
 pub fn correct_labels(
     k: usize,
+    tol: f64,
     tables: &MoveTables,
     labels: &mut [Label],
     update: impl Fn(usize) -> bool,
@@ -149,7 +152,7 @@ pub fn correct_labels(
         for j in (0..k).filter(|&j| update(j)) {
             for m in (0..k).filter(|&m| m != j) {
                 let d = labels[m].delay + tables.mc[j * k + m];
-                if d < labels[j].delay {
+                if d < labels[j].delay - tol {
                     labels[j] = Label {
                         delay: d,
                         mirror: Some(m),
@@ -185,7 +188,9 @@ pub fn j_sa_rebuild(inst: &CmaInstance, state: &mut CmaState, i: usize) -> Resul
             mirror: None,
         })
         .collect();
-    correct_labels(k, &tables, &mut labels, |j| full(state, j))?;
+    correct_labels(k, inst.tolerance(), &tables, &mut labels, |j| {
+        full(state, j)
+    })?;
     let row = inst.row(i);
     let usable = |j: usize| inst.capacity[j] > 0;
     let min = (0..k)

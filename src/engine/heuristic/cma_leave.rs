@@ -124,7 +124,9 @@ pub fn l_sa_rebuild(inst: &CmaInstance, state: &mut CmaState, i: usize) -> Resul
             mirror: None,
         })
         .collect();
-    correct_labels(k, &tables, &mut labels, |m| inst.capacity[m] > 0)?;
+    correct_labels(k, inst.tolerance(), &tables, &mut labels, |m| {
+        inst.capacity[m] > 0
+    })?;
     let mut f = 0;
     for m in 1..k {
         if labels[m].delay < labels[f].delay {

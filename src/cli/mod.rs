@@ -1,0 +1,3 @@
+//! Command-line front ends (clap argument structs and their run functions).
+
+pub mod cma;
