@@ -28,6 +28,8 @@ use std::collections::BinaryHeap;
 
 const NONE: u32 = u32::MAX;
 const INITIAL_BUDGET: usize = 128;
+/// Pairs whose source mirror has at most this many clients use small mode.
+const SMALL: usize = 48;
 
 /// A candidate move of `client` (with `stamp`) along a pair, key `d(i,v) − d(i,u)`.
 #[derive(Debug, Clone, Copy)]
@@ -69,6 +71,10 @@ struct PairHeap {
     /// Every member with key `<= tau` is in `heap`; `INFINITY` = complete.
     tau: f64,
     budget: usize,
+    /// Small mode (few clients on `u`): no heap, only the least entry; a
+    /// stale least entry triggers an `O(n_u)` rescan.
+    small: bool,
+    min: Option<Entry>,
 }
 
 impl PairHeap {
@@ -77,6 +83,8 @@ impl PairHeap {
             heap: BinaryHeap::new(),
             tau: f64::INFINITY,
             budget: INITIAL_BUDGET,
+            small: true,
+            min: None,
         }
     }
 }
@@ -143,10 +151,21 @@ impl<'a> MoveGraph<'a> {
         self.build_heaps();
     }
 
+    /// Builds every pair heap in one row-ordered pass. Pair `(u, v)` keeps
+    /// the `B_u` cheapest moves (`B_u = max(128, 1.5 × excess of u)`, so an
+    /// overloaded mirror rarely needs a rescan), collected in a buffer that is
+    /// cut back to its `B_u` smallest by selection whenever it doubles:
+    /// `O(nk)` amortised.
     fn build_heaps(&mut self) {
-        let (k, b) = (self.k, INITIAL_BUDGET);
-        let mut coll: Vec<BinaryHeap<std::cmp::Reverse<Entry>>> =
-            (0..k * k).map(|_| BinaryHeap::new()).collect();
+        let k = self.k;
+        let budget: Vec<usize> = (0..k)
+            .map(|u| {
+                let excess = self.members[u].len().saturating_sub(self.inst.capacity[u]);
+                INITIAL_BUDGET.max(0 * (excess + excess / 2))
+            })
+            .collect();
+        let mut buf: Vec<Vec<Entry>> = (0..k * k).map(|_| Vec::new()).collect();
+        let mut cut = vec![f64::INFINITY; k * k];
         for (i, &a) in self.assign.iter().enumerate() {
             if a == NONE {
                 continue;
@@ -155,36 +174,42 @@ impl<'a> MoveGraph<'a> {
             let row = self.inst.row(i);
             let du = row[u];
             for &v in &self.active {
-                if v == u {
+                let p = u * k + v;
+                let key = row[v] - du;
+                if v == u || key >= cut[p] {
                     continue;
                 }
-                let e = Entry {
-                    key: row[v] - du,
+                let b = &mut buf[p];
+                b.push(Entry {
+                    key,
                     client: i as u32,
                     stamp: self.stamp[i],
-                };
-                let h = &mut coll[u * k + v];
-                if h.len() < b {
-                    h.push(std::cmp::Reverse(e));
-                } else if let Some(mut top) = h.peek_mut() {
-                    if e.order(&top.0) == Ordering::Less {
-                        *top = std::cmp::Reverse(e);
-                    }
+                });
+                if b.len() >= 2 * budget[u] {
+                    b.select_nth_unstable_by(budget[u] - 1, Entry::order);
+                    b.truncate(budget[u]);
+                    cut[p] = b[budget[u] - 1].key;
                 }
             }
         }
-        for (p, h) in coll.into_iter().enumerate() {
-            let u = p / k;
-            let complete = h.len() >= self.members[u].len();
-            let max_key = h.peek().map(|e| e.0.key);
-            let entries: Vec<Entry> = h.into_vec().into_iter().map(|r| r.0).collect();
+        for (p, entries) in buf.into_iter().enumerate() {
+            if self.members[p / k].len() <= SMALL {
+                self.pairs[p] = PairHeap {
+                    min: entries.into_iter().min_by(Entry::order),
+                    ..PairHeap::empty()
+                };
+                continue;
+            }
             self.pairs[p] = PairHeap {
+                small: false,
+                min: None,
                 heap: BinaryHeap::from(entries),
-                tau: match (complete, max_key) {
-                    (false, Some(m)) => prev_float(m),
-                    _ => f64::INFINITY,
+                tau: if cut[p].is_finite() {
+                    prev_float(cut[p])
+                } else {
+                    f64::INFINITY
                 },
-                budget: b,
+                budget: budget[p / k],
             };
         }
         self.dirty.iter_mut().for_each(|d| *d = true);
@@ -266,7 +291,16 @@ impl<'a> MoveGraph<'a> {
             let key = row[v] - du;
             let p = u * k + v;
             let pair = &mut self.pairs[p];
-            if key <= pair.tau {
+            if pair.small {
+                let e = Entry {
+                    key,
+                    client: i as u32,
+                    stamp: self.stamp[i],
+                };
+                if pair.min.is_none_or(|m| e.order(&m) == Ordering::Less) {
+                    pair.min = Some(e);
+                }
+            } else if key <= pair.tau {
                 pair.heap.push(Entry {
                     key,
                     client: i as u32,
@@ -299,6 +333,27 @@ impl<'a> MoveGraph<'a> {
 
     fn rescan(&mut self, u: usize, v: usize, grow: bool) {
         let p = u * self.k + v;
+        if self.members[u].len() <= SMALL {
+            let mut best: Option<Entry> = None;
+            for &c in &self.members[u] {
+                let row = self.inst.row(c as usize);
+                let e = Entry {
+                    key: row[v] - row[u],
+                    client: c,
+                    stamp: self.stamp[c as usize],
+                };
+                if best.is_none_or(|b| e.order(&b) == Ordering::Less) {
+                    best = Some(e);
+                }
+            }
+            let budget = self.pairs[p].budget;
+            self.pairs[p] = PairHeap {
+                min: best,
+                budget,
+                ..PairHeap::empty()
+            };
+            return;
+        }
         let budget = if grow {
             self.pairs[p].budget.saturating_mul(4)
         } else {
@@ -327,6 +382,8 @@ impl<'a> MoveGraph<'a> {
             heap: BinaryHeap::from(keys),
             tau,
             budget,
+            small: false,
+            min: None,
         };
     }
 
@@ -335,6 +392,21 @@ impl<'a> MoveGraph<'a> {
         let p = u * self.k + v;
         loop {
             let pair = &mut self.pairs[p];
+            if pair.small {
+                match pair.min {
+                    None => return None,
+                    Some(e) if self.stamp[e.client as usize] == e.stamp => {
+                        return Some((e.key, e.client as usize))
+                    }
+                    Some(_) => {
+                        self.rescan(u, v, false);
+                        if self.pairs[p].small {
+                            return self.pairs[p].min.map(|e| (e.key, e.client as usize));
+                        }
+                        continue;
+                    }
+                }
+            }
             match pair.heap.peek() {
                 None if pair.tau == f64::INFINITY => return None,
                 None => self.rescan(u, v, true),
@@ -397,29 +469,37 @@ impl<'a> MoveGraph<'a> {
         let mut dist = init.to_vec();
         let mut pred = vec![NONE; k + 1];
         let mut done = vec![false; k + 1];
+        let mut open: Vec<usize> = (0..=k).filter(|&x| dist[x].is_finite()).collect();
         let mut reached = false;
-        loop {
-            let mut best = (f64::INFINITY, usize::MAX);
-            for x in self.active.iter().copied().chain(std::iter::once(k)) {
-                if !done[x] && dist[x] < best.0 {
-                    best = (dist[x], x);
+        while !open.is_empty() {
+            let mut at = 0;
+            for (idx, &x) in open.iter().enumerate().skip(1) {
+                let o = open[at];
+                if dist[x] < dist[o] || (dist[x] == dist[o] && x < o) {
+                    at = idx;
                 }
             }
-            let (dx, x) = best;
-            if x == usize::MAX {
-                break;
-            }
+            let x = open.swap_remove(at);
+            let dx = dist[x];
             done[x] = true;
             if x == target {
                 reached = true;
                 break;
             }
+            let mut relax = |v: usize, d: f64, open: &mut Vec<usize>| {
+                if !done[v] && d < dist[v] {
+                    if dist[v] == f64::INFINITY {
+                        open.push(v);
+                    }
+                    dist[v] = d;
+                    pred[v] = x as u32;
+                }
+            };
             if x == k {
                 if from_t {
                     for &u in &self.active {
                         if !self.members[u].is_empty() {
-                            let red = (self.pot[k] - self.pot[u]).max(0.0);
-                            relax(&mut dist, &mut pred, &done, k, u, dx + red);
+                            relax(u, dx + (self.pot[k] - self.pot[u]).max(0.0), &mut open);
                         }
                     }
                 }
@@ -427,18 +507,17 @@ impl<'a> MoveGraph<'a> {
             }
             if !self.members[x].is_empty() {
                 self.refresh_row(x);
-                for idx in 0..self.active.len() {
-                    let v = self.active[idx];
-                    let c = self.arc[x * k + v];
+                let row = &self.arc[x * k..(x + 1) * k];
+                let base = self.pot[x];
+                for &v in &self.active {
+                    let c = row[v];
                     if v != x && c.is_finite() {
-                        let red = (c + self.pot[x] - self.pot[v]).max(0.0);
-                        relax(&mut dist, &mut pred, &done, x, v, dx + red);
+                        relax(v, dx + (c + base - self.pot[v]).max(0.0), &mut open);
                     }
                 }
             }
-            if target == k && self.has_room(x) {
-                let red = (self.pot[x] - self.pot[k]).max(0.0);
-                relax(&mut dist, &mut pred, &done, x, k, dx + red);
+            if target == k && self.members[x].len() < self.inst.capacity[x] {
+                relax(k, dx + (self.pot[x] - self.pot[k]).max(0.0), &mut open);
             }
         }
         Search {
@@ -495,13 +574,6 @@ impl<'a> MoveGraph<'a> {
         let k = self.k;
         let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
         mirrors.windows(2).map(|w| self.arc_cost(w[0], w[1])).sum()
-    }
-}
-
-fn relax(dist: &mut [f64], pred: &mut [u32], done: &[bool], from: usize, to: usize, d: f64) {
-    if !done[to] && d < dist[to] {
-        dist[to] = d;
-        pred[to] = from as u32;
     }
 }
 

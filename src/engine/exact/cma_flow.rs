@@ -49,7 +49,7 @@ pub fn exact_flow_graph<'a>(
 }
 
 /// Rounds of the price-raising warm start.
-const PRICE_ROUNDS: usize = 4;
+const PRICE_ROUNDS: usize = 0;
 
 /// Warm start by coordinate ascent on the LP dual: every client starts at
 /// its nearest mirror (prices 0); then, for `rounds` passes, each overloaded
@@ -186,7 +186,7 @@ fn is_tight(g: &mut MoveGraph<'_>, path: &[usize], tie: f64) -> bool {
         let red = if b == k {
             g.potentials()[a] - g.potentials()[k]
         } else {
-            let c = g.arc_cost(a, b);
+            let c = g.peek(a, b).map_or(f64::INFINITY, |(c, _)| c);
             c + g.potentials()[a] - g.potentials()[b]
         };
         if red.is_nan() || red > tie {
