@@ -105,6 +105,7 @@ pub struct Search {
 pub struct MoveGraph<'a> {
     inst: &'a CmaInstance,
     k: usize,
+    cap: Vec<usize>,
     active: Vec<usize>,
     assign: Vec<u32>,
     stamp: Vec<u32>,
@@ -122,11 +123,18 @@ pub struct MoveGraph<'a> {
 impl<'a> MoveGraph<'a> {
     /// An empty graph (nobody present, potentials 0: optimal).
     pub fn new(inst: &'a CmaInstance) -> Self {
+        Self::with_capacities(inst, inst.capacity.clone())
+    }
+
+    /// An empty graph with capacities `cap` instead of the instance's (one
+    /// per mirror; used to solve scaled samples).
+    pub fn with_capacities(inst: &'a CmaInstance, cap: Vec<usize>) -> Self {
         let (n, k) = (inst.clients(), inst.mirrors());
         MoveGraph {
             inst,
             k,
-            active: (0..k).filter(|&j| inst.capacity[j] > 0).collect(),
+            active: (0..k).filter(|&j| cap[j] > 0).collect(),
+            cap,
             assign: vec![NONE; n],
             stamp: vec![0; n],
             pos: vec![0; n],
@@ -160,7 +168,7 @@ impl<'a> MoveGraph<'a> {
         let k = self.k;
         let budget: Vec<usize> = (0..k)
             .map(|u| {
-                let excess = self.members[u].len().saturating_sub(self.inst.capacity[u]);
+                let excess = self.members[u].len().saturating_sub(self.cap[u]);
                 INITIAL_BUDGET.max(0 * (excess + excess / 2))
             })
             .collect();
@@ -231,9 +239,14 @@ impl<'a> MoveGraph<'a> {
         self.members[j].len()
     }
 
+    /// Capacity of mirror `j` in this graph.
+    pub fn capacity(&self, j: usize) -> usize {
+        self.cap[j]
+    }
+
     /// True when mirror `j` has spare capacity.
     pub fn has_room(&self, j: usize) -> bool {
-        self.members[j].len() < self.inst.capacity[j]
+        self.members[j].len() < self.cap[j]
     }
 
     /// The current assignment, one entry per row.
@@ -264,7 +277,7 @@ impl<'a> MoveGraph<'a> {
         let t = self.pot[self.k];
         (0..self.k)
             .map(|j| {
-                if self.inst.capacity[j] == 0 {
+                if self.cap[j] == 0 {
                     f64::INFINITY
                 } else {
                     (t - self.pot[j]).max(0.0)
@@ -516,7 +529,7 @@ impl<'a> MoveGraph<'a> {
                     }
                 }
             }
-            if target == k && self.members[x].len() < self.inst.capacity[x] {
+            if target == k && self.members[x].len() < self.cap[x] {
                 relax(k, dx + (self.pot[x] - self.pot[k]).max(0.0), &mut open);
             }
         }

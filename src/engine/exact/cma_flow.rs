@@ -2,11 +2,13 @@
 //! successive shortest paths on the `k`-mirror move graph
 //! ([`crate::engine::cma_moves`]), exploiting few mirrors and many clients.
 //!
-//! 1. every client goes to its nearest mirror (`O(nk)`), then a few rounds of
-//!    price raising on overloaded mirrors (coordinate ascent on the LP dual,
-//!    `O(nk)` per round) move most of the excess in bulk while keeping every
-//!    client at a mirror minimising `d + p`: the state is optimal for its
-//!    loads and `π = −p` are valid potentials;
+//! 1. start: on large instances, prices `p` are estimated by solving a 1/16
+//!    sample of the clients exactly (capacities scaled; recursively), every
+//!    client goes to a mirror minimising `d(i,j) + p_j`, and mirrors left
+//!    with room but a positive price drop it to 0 (taking the clients that
+//!    now prefer them); small instances start from the nearest mirror
+//!    (`p = 0`). Either way the state is optimal for its loads and `π = −p`
+//!    are valid potentials, and little excess is left;
 //! 2. while a mirror is overloaded, Dijkstra (reduced costs, `O(k²)`) finds
 //!    the cheapest chain of moves from any overloaded mirror to one with
 //!    spare capacity; the chain is applied and the potentials updated; while
@@ -21,7 +23,7 @@
 //! infeasible (counting). [`residual_negative_cycle`] checks any assignment
 //! for optimality independently (Bellman-Ford on `k + 1` nodes).
 
-use crate::engine::cma_moves::MoveGraph;
+use crate::engine::cma_moves::{MoveGraph, Search};
 use crate::error::{Error, Result};
 use crate::model::cma::CmaInstance;
 
@@ -32,162 +34,290 @@ pub fn exact_flow_graph<'a>(
     inst: &'a CmaInstance,
     clients: &[usize],
 ) -> Result<Option<MoveGraph<'a>>> {
-    if clients.len() > inst.total_capacity() {
+    exact_flow_graph_sampled(inst, clients, SAMPLE_FROM)
+}
+
+/// [`exact_flow_graph`] with the size from which the price estimate by
+/// sampling is used (exposed so that tests exercise it on small instances;
+/// the result is optimal either way).
+pub fn exact_flow_graph_sampled<'a>(
+    inst: &'a CmaInstance,
+    clients: &[usize],
+    sample_from: usize,
+) -> Result<Option<MoveGraph<'a>>> {
+    solve_with_capacities(
+        inst,
+        inst.capacity.clone(),
+        clients,
+        0,
+        sample_from.max(SAMPLE_STRIDE),
+    )
+}
+
+/// Instances smaller than this start from the nearest assignment.
+const SAMPLE_FROM: usize = 20_000;
+/// One client in this many is sampled for the price estimate.
+const SAMPLE_STRIDE: usize = 16;
+
+fn solve_with_capacities<'a>(
+    inst: &'a CmaInstance,
+    cap: Vec<usize>,
+    clients: &[usize],
+    depth: usize,
+    sample_from: usize,
+) -> Result<Option<MoveGraph<'a>>> {
+    if clients.len() > cap.iter().sum::<usize>() {
         return Ok(None);
     }
-    let mut g = MoveGraph::new(inst);
-    let (placements, prices) = price_start(inst, clients, PRICE_ROUNDS)?;
-    g.bulk_place(placements.into_iter());
+    if cap.iter().all(|&c| c == 0) {
+        return Err(Error::Solver("every mirror has capacity 0".into()));
+    }
+    let prices = if clients.len() >= sample_from && depth < 4 {
+        sample_prices(inst, &cap, clients, depth, sample_from)?
+    } else {
+        None
+    };
+    let (placements, prices) = priced_start(inst, &cap, clients, prices);
     let k = inst.mirrors();
+    let mut g = MoveGraph::with_capacities(inst, cap);
+    g.bulk_place(placements.into_iter());
     let mut pot = vec![0.0; k + 1];
     for (j, p) in prices.iter().enumerate() {
-        pot[j] = -p;
+        if p.is_finite() {
+            pot[j] = -p;
+        }
     }
     g.set_potentials(pot);
-    route_excess(&mut g)?;
+    // Sink flows: a priced mirror is counted full (its arc to the sink is
+    // saturated), which may leave it with a deficit to be routed in.
+    let mut x: Vec<usize> = (0..k)
+        .map(|j| {
+            let c = g.capacity(j);
+            if prices[j] > 0.0 && prices[j].is_finite() {
+                c
+            } else {
+                g.load(j).min(c)
+            }
+        })
+        .collect();
+    route_imbalance(&mut g, &mut x, clients.len())?;
     Ok(Some(g))
 }
 
-/// Rounds of the price-raising warm start.
-const PRICE_ROUNDS: usize = 0;
-
-/// Warm start by coordinate ascent on the LP dual: every client starts at
-/// its nearest mirror (prices 0); then, for `rounds` passes, each overloaded
-/// mirror `j` raises its price `p_j` just enough that exactly `C_j` clients
-/// still prefer it (`d(i,j) + p_j <= d(i,v) + p_v`), and the others move to
-/// their best alternative. Invariants: every client sits at a mirror
-/// minimising `d + p`, and `p_j > 0` only on mirrors with load `>= C_j`, so
-/// potentials `π_j = −p_j`, `π_t = 0` are valid for the successive shortest
-/// paths that route what is left. `O(nk)` per round.
-fn price_start(
+/// Prices estimated by solving every `SAMPLE_STRIDE`-th client exactly with
+/// capacities scaled to the sample (rounded up), recursively.
+fn sample_prices(
     inst: &CmaInstance,
+    cap: &[usize],
     clients: &[usize],
-    rounds: usize,
-) -> Result<(Vec<(usize, usize)>, Vec<f64>)> {
-    let k = inst.mirrors();
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); k];
-    for &i in clients {
-        let j = inst
-            .nearest(i)
-            .ok_or_else(|| Error::Solver("every mirror has capacity 0".into()))?;
-        members[j].push(i as u32);
-    }
-    let mut prices = vec![0.0; k];
-    let active: Vec<usize> = (0..k).filter(|&j| inst.capacity[j] > 0).collect();
-    for _ in 0..rounds {
-        let mut moved = false;
-        for &j in &active {
-            let excess = members[j].len().saturating_sub(inst.capacity[j]);
-            if excess == 0 || active.len() < 2 {
-                continue;
-            }
-            moved = true;
-            raise_price(inst, &active, &mut members, &mut prices, j, excess);
-        }
-        if !moved {
-            break;
-        }
-    }
-    let placements = members
+    depth: usize,
+    sample_from: usize,
+) -> Result<Option<Vec<f64>>> {
+    let sample: Vec<usize> = clients.iter().copied().step_by(SAMPLE_STRIDE).collect();
+    let ratio = sample.len() as f64 / clients.len() as f64;
+    let scaled: Vec<usize> = cap
         .iter()
-        .enumerate()
-        .flat_map(|(j, m)| m.iter().map(move |&i| (i as usize, j)))
+        .map(|&c| ((c as f64 * ratio).ceil() as usize).min(c))
         .collect();
-    Ok((placements, prices))
+    Ok(solve_with_capacities(inst, scaled, &sample, depth + 1, sample_from)?.map(|g| g.prices()))
 }
 
-/// Raises `p_j` until `excess` of its clients prefer another mirror; moves
-/// them there (each to its best alternative, ties to the lower index).
-fn raise_price(
+/// The start of the successive shortest paths: every client at a mirror
+/// minimising `d(i,j) + p_j` (prices 0 = nearest mirror; ties: lower
+/// index). `O(nk)`.
+fn priced_start(
     inst: &CmaInstance,
-    active: &[usize],
-    members: &mut [Vec<u32>],
-    prices: &mut [f64],
-    j: usize,
-    excess: usize,
-) {
-    let pj = prices[j];
-    let mut cand: Vec<(f64, u32, u32)> = members[j]
-        .iter()
-        .map(|&i| {
-            let row = inst.row(i as usize);
-            let here = row[j] + pj;
-            let (mut best, mut bv) = (f64::INFINITY, j);
-            for &v in active {
-                let c = row[v] + prices[v];
-                if v != j && c < best {
-                    best = c;
-                    bv = v;
+    cap: &[usize],
+    clients: &[usize],
+    prices: Option<Vec<f64>>,
+) -> (Vec<(usize, usize)>, Vec<f64>) {
+    let k = inst.mirrors();
+    let p: Vec<f64> = match prices {
+        Some(p) => (0..k)
+            .map(|j| {
+                if cap[j] > 0 {
+                    p[j].max(0.0)
+                } else {
+                    f64::INFINITY
                 }
+            })
+            .collect(),
+        None => (0..k)
+            .map(|j| if cap[j] > 0 { 0.0 } else { f64::INFINITY })
+            .collect(),
+    };
+    let mut at = vec![0usize; clients.len()];
+    for (idx, &i) in clients.iter().enumerate() {
+        let row = inst.row(i);
+        let (mut best, mut bj) = (f64::INFINITY, 0);
+        for j in 0..k {
+            let c = row[j] + p[j];
+            if c < best {
+                best = c;
+                bj = j;
             }
-            ((best - here).max(0.0), i, bv as u32)
-        })
-        .collect();
-    let order = |a: &(f64, u32, u32), b: &(f64, u32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    cand.select_nth_unstable_by(excess - 1, order);
-    let delta = cand[excess - 1].0;
-    prices[j] = pj + delta;
-    members[j].clear();
-    for (idx, &(_, i, v)) in cand.iter().enumerate() {
-        if idx < excess {
-            members[v as usize].push(i);
-        } else {
-            members[j].push(i);
         }
+        at[idx] = bj;
     }
+    let placements = clients.iter().zip(&at).map(|(&i, &j)| (i, j)).collect();
+    (placements, p)
 }
 
-/// Successive shortest paths until no mirror is overloaded.
-fn route_excess(g: &mut MoveGraph<'_>) -> Result<()> {
+/// Successive shortest paths on the mirrors plus the sink `t` until every
+/// node is balanced. `x[j]` is the flow on `j → t` (at most `C_j`); node `j`
+/// has excess `load_j − x_j`, the sink `Σ x_j − n`. Arcs: client moves
+/// `u → v`, `j → t` while `x_j < C_j`, `t → j` while `x_j > 0` (cost 0).
+/// Every search starts at all excess nodes and stops at the first deficit
+/// node; while the same path stays at zero reduced cost (ties) it is
+/// re-applied without a new search.
+fn route_imbalance(g: &mut MoveGraph<'_>, x: &mut [usize], n: usize) -> Result<()> {
     let inst = g.instance();
     let k = inst.mirrors();
     let tie = 1e-12 * inst.max_delay().max(1.0);
+    let mut e = vec![0i64; k + 1];
+    for &j in g.active() {
+        e[j] = g.load(j) as i64 - x[j] as i64;
+    }
+    e[k] = x.iter().sum::<usize>() as i64 - n as i64;
     loop {
-        let mut init = vec![f64::INFINITY; k + 1];
-        let mut any = false;
-        for &j in g.active() {
-            if g.load(j) > inst.capacity[j] {
-                init[j] = 0.0;
-                any = true;
-            }
+        let init: Vec<f64> = e
+            .iter()
+            .map(|&b| if b > 0 { 0.0 } else { f64::INFINITY })
+            .collect();
+        if init.iter().all(|d| d.is_infinite()) {
+            return if e.iter().all(|&b| b == 0) {
+                Ok(())
+            } else {
+                Err(Error::Solver("flow left unbalanced".into()))
+            };
         }
-        if !any {
-            return Ok(());
-        }
-        let s = g.search(&init, k, false);
-        if !s.reached {
-            return Err(Error::Solver(
-                "no mirror with spare capacity is reachable from an overloaded one".into(),
-            ));
-        }
-        g.update_potentials(&s, k);
-        let path = g.path(&s, k);
-        if path.len() < 3 {
-            return Err(Error::Solver(
-                "an overloaded mirror reached the sink directly".into(),
-            ));
-        }
-        let (src, last) = (path[0], path[path.len() - 2]);
+        let (s, target) = flow_search(g, x, &e, init);
+        let target = target.ok_or_else(|| {
+            Error::Solver("no deficit is reachable from an excess (infeasible?)".into())
+        })?;
+        g.update_potentials(&s, target);
+        let path = g.path(&s, target);
         loop {
-            g.apply_chain(&path)?;
-            if g.load(src) <= inst.capacity[src] || !g.has_room(last) || !is_tight(g, &path, tie) {
+            apply_path(g, x, &path)?;
+            e[path[0]] -= 1;
+            e[target] += 1;
+            if e[path[0]] <= 0 || e[target] >= 0 || !is_tight(g, x, &path, tie) {
                 break;
             }
         }
-        g.normalise();
     }
 }
 
-/// True when every arc of `path` (mirrors …, sink) has reduced cost `<= tie`.
-fn is_tight(g: &mut MoveGraph<'_>, path: &[usize], tie: f64) -> bool {
+/// Dijkstra over reduced costs from every node with `init` 0 to the first
+/// node with a deficit. `O(k²)` plus row refreshes.
+fn flow_search(
+    g: &mut MoveGraph<'_>,
+    x: &[usize],
+    e: &[i64],
+    init: Vec<f64>,
+) -> (Search, Option<usize>) {
+    let k = g.instance().mirrors();
+    let mut dist = init;
+    let mut pred = vec![u32::MAX; k + 1];
+    let mut done = vec![false; k + 1];
+    let active: Vec<usize> = g.active().to_vec();
+    loop {
+        let mut best = (f64::INFINITY, usize::MAX);
+        for v in active.iter().copied().chain(std::iter::once(k)) {
+            if !done[v] && dist[v] < best.0 {
+                best = (dist[v], v);
+            }
+        }
+        let (du, u) = best;
+        if u == usize::MAX {
+            return (
+                Search {
+                    dist,
+                    pred,
+                    reached: false,
+                },
+                None,
+            );
+        }
+        done[u] = true;
+        if e[u] < 0 {
+            return (
+                Search {
+                    dist,
+                    pred,
+                    reached: true,
+                },
+                Some(u),
+            );
+        }
+        let pot = g.potentials().to_vec();
+        let mut relax = |v: usize, red: f64| {
+            let d = du + red.max(0.0);
+            if !done[v] && d < dist[v] {
+                dist[v] = d;
+                pred[v] = u as u32;
+            }
+        };
+        if u == k {
+            for &v in &active {
+                if x[v] > 0 {
+                    relax(v, pot[k] - pot[v]);
+                }
+            }
+            continue;
+        }
+        if g.load(u) > 0 {
+            for &v in &active {
+                if v != u {
+                    let c = g.arc_cost(u, v);
+                    if c.is_finite() {
+                        relax(v, c + pot[u] - pot[v]);
+                    }
+                }
+            }
+        }
+        if x[u] < g.capacity(u) {
+            relax(k, pot[u] - pot[k]);
+        }
+    }
+}
+
+/// Applies a path of the residual graph, last arc first (so each move arc
+/// moves the client its search cost was read from).
+fn apply_path(g: &mut MoveGraph<'_>, x: &mut [usize], path: &[usize]) -> Result<()> {
+    let k = g.instance().mirrors();
+    for w in path.windows(2).rev() {
+        match (w[0], w[1]) {
+            (a, b) if a < k && b < k => {
+                g.move_top(a, b)?;
+            }
+            (a, _) if a < k => x[a] += 1,
+            (_, b) => x[b] -= 1,
+        }
+    }
+    Ok(())
+}
+
+/// True when every arc of `path` still exists with reduced cost `<= tie`.
+fn is_tight(g: &mut MoveGraph<'_>, x: &[usize], path: &[usize], tie: f64) -> bool {
     let k = g.instance().mirrors();
     for w in path.windows(2) {
         let (a, b) = (w[0], w[1]);
+        let pot = g.potentials();
         let red = if b == k {
-            g.potentials()[a] - g.potentials()[k]
+            if x[a] >= g.capacity(a) {
+                return false;
+            }
+            pot[a] - pot[k]
+        } else if a == k {
+            if x[b] == 0 {
+                return false;
+            }
+            pot[k] - pot[b]
         } else {
+            let (pa, pb) = (pot[a], pot[b]);
             let c = g.peek(a, b).map_or(f64::INFINITY, |(c, _)| c);
-            c + g.potentials()[a] - g.potentials()[b]
+            c + pa - pb
         };
         if red.is_nan() || red > tie {
             return false;
