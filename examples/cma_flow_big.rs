@@ -9,11 +9,12 @@ use serverpick::io::gen_cma::{generate_cma, GenCmaConfig, Scenario};
 use std::path::Path;
 use std::time::Instant;
 
-fn vm_hwm_mb() -> f64 {
+/// A memory field of /proc/self/status (e.g. "VmRSS:"), MB.
+fn vm_mb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+            s.lines().find(|l| l.starts_with(field)).and_then(|l| {
                 l.split_whitespace()
                     .nth(1)
                     .and_then(|v| v.parse::<f64>().ok())
@@ -72,7 +73,9 @@ fn main() {
         }
     };
     let gen_s = t0.elapsed().as_secs_f64();
-    let before = vm_hwm_mb();
+    // Reset the peak-RSS counter (Linux), so the peak below is the solve's.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let before = vm_mb("VmRSS:");
     let repeat: usize = std::env::var("REPEAT")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -86,7 +89,7 @@ fn main() {
         solve_s = solve_s.min(t1.elapsed().as_secs_f64());
         cpu = cpu.min(cpu_s() - c1);
     }
-    let after = vm_hwm_mb();
+    let after = vm_mb("VmHWM:");
     match r {
         Ok(Some((assign, bound))) => {
             let total: f64 = assign
@@ -96,7 +99,7 @@ fn main() {
                 .sum();
             println!(
                 "{}: n={} k={} build {:.2} s; exact-flow {:.1} ms wall, {:.1} ms CPU (best of {repeat}); total {:.3} bound {:.3} gap {:.2e}; \
-                 delay matrix {:.0} MB; peak RSS before solve {:.0} MB, after {:.0} MB",
+                 delay matrix {:.0} MB; RSS before solve {:.0} MB, peak during solve {:.0} MB",
                 inst.name,
                 inst.clients(),
                 inst.mirrors(),
