@@ -158,6 +158,43 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
     Ok(())
 }
 
+/// `eval` for a CMA instance: prints the evaluator's metrics of a static
+/// solution (a solution file or a bare `{"assign": [..]}`); exit code 0 when
+/// feasible, 1 when not.
+pub fn eval_cma(inst: &crate::model::cma::CmaInstance, solution: &std::path::Path) -> Result<i32> {
+    let assign = crate::io::cma_file::read_cma_assignment(solution)?;
+    let ev = crate::model::cma_eval::evaluate_cma_static(
+        inst,
+        &assign,
+        crate::model::cma_eval::DEFAULT_THRESHOLD_MS,
+    );
+    let m = &ev.metrics;
+    println!(
+        "instance   {} ({} mirrors, {} clients)",
+        inst.name,
+        inst.mirrors(),
+        inst.clients()
+    );
+    println!("total      {:.3} ms", m.total_delay);
+    println!("average    {:.3} ms", m.avg_delay);
+    println!("max        {:.3} ms", m.max_delay);
+    println!(
+        "<= {} ms  {} of {}",
+        m.threshold, m.under_threshold, m.present
+    );
+    println!("loads      {:?} (capacities {:?})", m.loads, inst.capacity);
+    if ev.is_feasible() {
+        println!("verdict    feasible");
+        Ok(0)
+    } else {
+        println!("verdict    infeasible");
+        for v in &ev.violations {
+            println!("  - {v}");
+        }
+        Ok(1)
+    }
+}
+
 /// The policies `simulate` accepts (for help texts).
 pub fn policy_names() -> &'static [&'static str] {
     &POLICY_NAMES

@@ -18,6 +18,7 @@ pub mod cma_moves;
 pub mod cma_sim;
 pub mod exact;
 pub mod heuristic;
+pub mod spdvr;
 
 use crate::error::{Error, Result};
 use crate::model::spd::{CommModel, SpdInstance, SpdSolution};

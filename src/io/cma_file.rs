@@ -534,3 +534,36 @@ fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
     }
     w.flush().map_err(|e| Error::io(path, e))
 }
+
+/// Reads a CMA static solution: a solution file written by `solve` (its
+/// `solution.assign`) or a bare `{"assign": [mirror per row]}`.
+pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let inner = match value.get("solution") {
+        Some(s) if value.get("engine").is_some() => s.clone(),
+        _ => value,
+    };
+    let Some(Value::Array(items)) = inner.get("assign") else {
+        return Err(Error::input(
+            &file,
+            "assign",
+            "expected {\"assign\": [mirror per client row]}",
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_u64().map(|j| j as usize).ok_or_else(|| {
+                Error::input(
+                    &file,
+                    format!("assign[{i}]"),
+                    format!("{v} is not a mirror index"),
+                )
+            })
+        })
+        .collect()
+}

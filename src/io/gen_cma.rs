@@ -323,7 +323,7 @@ fn dynamic_events(n: usize, total: usize, rng: &mut ChaCha8Rng) -> Vec<CmaEvent>
     while let Some(join) = pending.pop_front() {
         let can_join = next < n && present.len() < total;
         let can_leave = !present.is_empty();
-        if (join && can_join) || (!join && !can_leave && can_join) {
+        if can_join && (join || !can_leave) {
             ev.push(CmaEvent::Join(next));
             present.push(next);
             next += 1;

@@ -3,6 +3,7 @@
 pub mod cma_events;
 pub mod cma_file;
 pub mod gen_cma;
+pub mod gen_spd;
 pub mod matrix;
 pub mod solution_file;
 pub mod spd_file;

@@ -247,6 +247,7 @@ fn read_links(v: &Value, n: usize, file: &str) -> Result<Vec<(usize, usize, f64)
     Ok(links)
 }
 
+#[allow(clippy::needless_range_loop)] // (i, j) and (j, i) are compared
 fn check_server_matrix(m: &Matrix, n: usize, file: &str) -> Result<()> {
     if m.len() != n {
         return Err(Error::input(
@@ -396,4 +397,38 @@ pub fn to_file(inst: &SpdInstance) -> SpdFile {
         start: inst.start.clone(),
         source: None,
     }
+}
+
+/// Writes an instance file: one key per line, matrices one row per line.
+pub fn write_spd_file(path: &Path, file: &SpdFile) -> Result<()> {
+    let value = serde_json::to_value(file)
+        .map_err(|e| Error::Usage(format!("cannot serialise the instance: {e}")))?;
+    std::fs::write(path, format_rows(&value)).map_err(|e| Error::io(path, e))
+}
+
+/// JSON with top-level keys on their own lines and arrays of arrays one row per line.
+pub fn format_rows(value: &Value) -> String {
+    let Value::Object(map) = value else {
+        return value.to_string();
+    };
+    let mut out = String::from("{\n");
+    let n = map.len();
+    for (i, (k, v)) in map.iter().enumerate() {
+        out.push_str(&format!("  {}: ", Value::String(k.clone())));
+        match v {
+            Value::Array(rows) if !rows.is_empty() && rows.iter().all(Value::is_array) => {
+                out.push_str("[\n");
+                for (j, row) in rows.iter().enumerate() {
+                    out.push_str("    ");
+                    out.push_str(&row.to_string());
+                    out.push_str(if j + 1 < rows.len() { ",\n" } else { "\n" });
+                }
+                out.push_str("  ]");
+            }
+            other => out.push_str(&other.to_string()),
+        }
+        out.push_str(if i + 1 < n { ",\n" } else { "\n" });
+    }
+    out.push_str("}\n");
+    out
 }

@@ -6,6 +6,7 @@ pub mod network;
 pub mod report;
 pub mod spd;
 pub mod spd_eval;
+pub mod spdvr_eval;
 pub mod status;
 
 pub use report::SolveRecord;

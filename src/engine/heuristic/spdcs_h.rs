@@ -10,6 +10,12 @@
 //! (`O(n³ · m)` for all roots in the worst case; far less in practice because
 //! every step assigns at least one client).
 //!
+//! The paper states that SPDCS-H never uses more servers than Algorithm
+//! Matching when μ >= Γ; that is not true in general (the test
+//! `spdcs_h_can_use_more_hosts_than_alg_m` holds a counterexample), and on
+//! sparse networks a root can fail even at μ = Γ, because the tree only grows
+//! along links.
+//!
 //! `spdp2p-h`: the same construction, each root's tree evaluated in the P2P
 //! model (the root is not a host unless a client uses it; the servers on
 //! canonical paths between hosts are reported as relays by the evaluator).
@@ -103,6 +109,13 @@ fn best_tree(inst: &SpdInstance) -> Option<SpdSolution> {
     best.map(|(_, s)| s)
 }
 
+fn best_tree_outcome(inst: &SpdInstance) -> SpdOutcome {
+    match best_tree(inst) {
+        Some(sol) => SpdOutcome::found(sol),
+        None => SpdOutcome::failed("no root's tree reaches every client within the bound"),
+    }
+}
+
 impl SpdEngine for SpdcsH {
     fn name(&self) -> &'static str {
         "spdcs-h"
@@ -113,10 +126,7 @@ impl SpdEngine for SpdcsH {
     }
 
     fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
-        match best_tree(inst) {
-            Some(sol) => SpdOutcome::found(sol),
-            None => SpdOutcome::failed("no root's tree reaches every client within the bound"),
-        }
+        best_tree_outcome(inst)
     }
 }
 
@@ -130,9 +140,6 @@ impl SpdEngine for Spdp2pH {
     }
 
     fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
-        match best_tree(inst) {
-            Some(sol) => SpdOutcome::found(sol),
-            None => SpdOutcome::failed("no root's tree reaches every client within the bound"),
-        }
+        best_tree_outcome(inst)
     }
 }

@@ -1,0 +1,302 @@
+//! SVG plots of a result set (plotters, SVG backend only): per problem,
+//! gap vs runtime per engine and runtime vs instance size per engine; and a
+//! small line-chart helper the paper reproductions reuse.
+
+use crate::bench::row::BenchRow;
+use crate::bench::summary::median;
+use crate::error::{Error, Result};
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Markers only (scatter).
+    Points,
+    /// A line through the points (sorted by x) with markers.
+    Line,
+}
+
+/// One labelled series.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend label (an engine name).
+    pub label: String,
+    /// `(x, y)` points.
+    pub points: Vec<(f64, f64)>,
+    /// Drawing style.
+    pub style: Style,
+}
+
+/// Titles and axes of a chart.
+#[derive(Debug, Clone)]
+pub struct ChartSpec {
+    /// Caption.
+    pub title: String,
+    /// X axis description (with unit).
+    pub x_desc: String,
+    /// Y axis description (with unit).
+    pub y_desc: String,
+    /// Logarithmic x axis.
+    pub log_x: bool,
+    /// Logarithmic y axis.
+    pub log_y: bool,
+}
+
+/// Tableau-10: distinguishable, colour-blind-friendlier than plotters' default.
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn plot_err(e: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("plot: {e}"))
+}
+
+/// Axis range over `values` (padded; strictly positive for log axes).
+fn axis_range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+    let v: Vec<f64> = values
+        .filter(|x| x.is_finite() && (!log || *x > 0.0))
+        .collect();
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return if log { (0.1, 10.0) } else { (0.0, 1.0) };
+    }
+    if log {
+        // Whole decades, so a log axis always shows at least two labelled
+        // powers of ten.
+        let lo = 10f64.powf((lo.log10() - 1e-9).floor());
+        let hi = 10f64.powf((hi.log10() + 1e-9).ceil());
+        (lo * 0.98, hi.max(lo * 10.0) * 1.02)
+    } else if (hi - lo).abs() < 1e-12 {
+        (
+            lo - 0.5_f64.max(lo.abs() * 0.1),
+            hi + 0.5_f64.max(hi.abs() * 0.1),
+        )
+    } else {
+        let pad = (hi - lo) * 0.06;
+        (lo - pad, hi + pad)
+    }
+}
+
+/// Draws `series` into an SVG at `path`. Points with a non-positive
+/// coordinate on a log axis are left out.
+pub fn draw_chart(path: &Path, spec: &ChartSpec, series: &[Series]) -> Result<()> {
+    let keep = |p: &(f64, f64)| {
+        p.0.is_finite()
+            && p.1.is_finite()
+            && (!spec.log_x || p.0 > 0.0)
+            && (!spec.log_y || p.1 > 0.0)
+    };
+    let series: Vec<Series> = series
+        .iter()
+        .map(|s| Series {
+            points: s.points.iter().copied().filter(keep).collect(),
+            ..s.clone()
+        })
+        .collect();
+    let xs = axis_range(
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
+        spec.log_x,
+    );
+    let ys = axis_range(
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+        spec.log_y,
+    );
+    match (spec.log_x, spec.log_y) {
+        (false, false) => draw_on(path, spec, &series, xs.0..xs.1, ys.0..ys.1),
+        (true, false) => draw_on(path, spec, &series, (xs.0..xs.1).log_scale(), ys.0..ys.1),
+        (false, true) => draw_on(path, spec, &series, xs.0..xs.1, (ys.0..ys.1).log_scale()),
+        (true, true) => draw_on(
+            path,
+            spec,
+            &series,
+            (xs.0..xs.1).log_scale(),
+            (ys.0..ys.1).log_scale(),
+        ),
+    }
+}
+
+fn fmt_tick(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&a) {
+        format!("{v:.0e}")
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn draw_on<X, Y>(path: &Path, spec: &ChartSpec, series: &[Series], x: X, y: Y) -> Result<()>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&spec.title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(52)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x, y)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(&spec.x_desc)
+        .y_desc(&spec.y_desc)
+        .x_label_formatter(&|v| fmt_tick(*v))
+        .y_label_formatter(&|v| fmt_tick(*v))
+        .axis_desc_style(("sans-serif", 17))
+        .label_style(("sans-serif", 14))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(plot_err)?;
+    for (i, s) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let mut pts = s.points.clone();
+        if s.style == Style::Line {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(plot_err)?;
+        }
+        let fill = color.mix(if s.style == Style::Points { 0.55 } else { 1.0 });
+        chart
+            .draw_series(pts.iter().map(|&p| marker(i, p, fill.filled())))
+            .map_err(plot_err)?
+            .label(&s.label)
+            .legend(move |p| marker(i, p, color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(("sans-serif", 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err)?;
+    root.present().map_err(plot_err)
+}
+
+/// Marker shape by series index (shape as well as colour tells series apart).
+fn marker<DB: DrawingBackend, C: Clone + 'static>(
+    i: usize,
+    p: C,
+    style: ShapeStyle,
+) -> DynElement<'static, DB, C> {
+    match i % 3 {
+        0 => Circle::new(p, 4, style).into_dyn(),
+        1 => TriangleMarker::new(p, 5, style).into_dyn(),
+        _ => Cross::new(p, 4, style.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// Rows grouped by problem, then engine (in `order`, then first appearance).
+fn by_problem_engine<'a>(
+    rows: &'a [BenchRow],
+    order: &[String],
+) -> BTreeMap<&'a str, Vec<(&'a str, Vec<&'a BenchRow>)>> {
+    let mut out: BTreeMap<&str, Vec<(&str, Vec<&BenchRow>)>> = BTreeMap::new();
+    for r in rows {
+        let engines = out.entry(r.problem.as_str()).or_default();
+        match engines.iter_mut().find(|(e, _)| *e == r.engine) {
+            Some((_, v)) => v.push(r),
+            None => engines.push((r.engine.as_str(), vec![r])),
+        }
+    }
+    let rank = |e: &str| order.iter().position(|k| k == e).unwrap_or(order.len());
+    for engines in out.values_mut() {
+        engines.sort_by_key(|(e, _)| rank(e));
+    }
+    out
+}
+
+/// Writes `gap-vs-time-<problem>.svg` and `time-vs-size-<problem>.svg` into
+/// `dir` (legend in `engine_order`); returns the files written.
+pub fn write_bench_plots(
+    rows: &[BenchRow],
+    dir: &Path,
+    engine_order: &[String],
+) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (problem, engines) in by_problem_engine(rows, engine_order) {
+        let gap: Vec<Series> = engines
+            .iter()
+            .map(|(e, rs)| Series {
+                label: e.to_string(),
+                points: rs
+                    .iter()
+                    .filter_map(|r| r.gap.map(|g| (r.time_ms.max(1e-3), 100.0 * g)))
+                    .collect(),
+                style: Style::Points,
+            })
+            .collect();
+        let path = dir.join(format!("gap-vs-time-{problem}.svg"));
+        let spec = ChartSpec {
+            title: format!("{problem}: gap to best known vs runtime"),
+            x_desc: "engine runtime (ms, log scale)".into(),
+            y_desc: "gap to best known (%)".into(),
+            log_x: true,
+            log_y: false,
+        };
+        draw_chart(&path, &spec, &gap)?;
+        written.push(path);
+        let path = dir.join(format!("time-vs-size-{problem}.svg"));
+        draw_chart(&path, &size_spec(problem), &size_series(&engines))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+fn size_spec(problem: &str) -> ChartSpec {
+    ChartSpec {
+        title: format!("{problem}: runtime vs instance size (line: median)"),
+        x_desc: "instance size (SPD: servers × clients)".into(),
+        y_desc: "engine runtime (ms, log scale)".into(),
+        log_x: false,
+        log_y: true,
+    }
+}
+
+/// Median runtime per distinct size, per engine.
+fn size_series(engines: &[(&str, Vec<&BenchRow>)]) -> Vec<Series> {
+    engines
+        .iter()
+        .map(|(e, rs)| {
+            let mut per: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+            for r in rs {
+                if let Some(s) = r.size {
+                    per.entry(s.to_bits())
+                        .or_default()
+                        .push(r.time_ms.max(1e-3));
+                }
+            }
+            Series {
+                label: e.to_string(),
+                points: per
+                    .into_iter()
+                    .filter_map(|(s, t)| median(&t).map(|m| (f64::from_bits(s), m)))
+                    .collect(),
+                style: Style::Line,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,361 @@
+//! The benchmark runner: every applicable engine on every instance file,
+//! in parallel, each completed row appended and flushed to `results.jsonl`
+//! (so Ctrl-C keeps it), then the result set annotated (best known, gap,
+//! conflicts) and `results.csv`, `summary.md` and the plots regenerated from
+//! the rows.
+
+use crate::bench::dispatch::{error_record, problem_name, Dispatch, InstanceFeatures};
+use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
+use crate::bench::row::{annotate, BenchRow};
+use crate::bench::shard::Shard;
+use crate::bench::{plot, summary};
+use crate::engine::SolveOptions;
+use crate::error::{Error, Result};
+use crate::io::{collect_instance_files, read_instance, Instance};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::io::IsTerminal;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Results file names inside the output folder.
+pub const RESULTS_JSONL: &str = "results.jsonl";
+/// CSV twin of [`RESULTS_JSONL`].
+pub const RESULTS_CSV: &str = "results.csv";
+/// Markdown summary.
+pub const SUMMARY_MD: &str = "summary.md";
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    /// Instance files and folders.
+    pub paths: Vec<PathBuf>,
+    /// Engine names to run where applicable (`None` = all).
+    pub engines: Option<Vec<String>>,
+    /// Options passed to every engine; repetition `k` runs with `seed + k`.
+    pub options: SolveOptions,
+    /// Repetitions per (instance, engine), `>= 1`.
+    pub repeat: u32,
+    /// Worker threads (`0` = one per core).
+    pub jobs: usize,
+    /// Run only this shard of the (instance, engine) units.
+    pub shard: Option<Shard>,
+    /// Keep the rows already in `out/results.jsonl` and skip their units.
+    pub resume: bool,
+    /// Output folder.
+    pub out: PathBuf,
+    /// Show a progress bar (only drawn when stderr is a terminal).
+    pub progress: bool,
+}
+
+impl BenchConfig {
+    /// A configuration with the defaults of the CLI for `paths` → `out`.
+    pub fn new(paths: Vec<PathBuf>, out: PathBuf) -> Self {
+        BenchConfig {
+            paths,
+            engines: None,
+            options: SolveOptions::default(),
+            repeat: 1,
+            jobs: 0,
+            shard: None,
+            resume: false,
+            out,
+            progress: true,
+        }
+    }
+}
+
+/// What a run (or a merge) produced.
+#[derive(Debug, Clone, Default)]
+pub struct BenchOutcome {
+    /// Every row of the result set, annotated, in file/engine/repetition order.
+    pub rows: Vec<BenchRow>,
+    /// Rows run by this invocation.
+    pub ran: usize,
+    /// Units skipped because `--resume` found their rows.
+    pub skipped: usize,
+    /// Contradictions found by [`annotate`] (bugs; the CLI exits non-zero).
+    pub conflicts: Vec<String>,
+}
+
+struct Loaded {
+    file: String,
+    inst: Instance,
+    features: InstanceFeatures,
+}
+
+struct Unit<'a> {
+    loaded: &'a Loaded,
+    engine: String,
+    repetition: u32,
+}
+
+/// Runs the benchmark described by `config` through `dispatch`.
+pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchOutcome> {
+    if config.repeat == 0 {
+        return Err(Error::Usage("--repeat must be at least 1".into()));
+    }
+    let known = dispatch.known_engines();
+    check_engines(config.engines.as_deref(), &known)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {} worker threads: {e}", config.jobs)))?;
+    let files = collect_instance_files(&config.paths)?;
+    let loaded: Vec<Loaded> = pool.install(|| {
+        files
+            .par_iter()
+            .map(|p| load(p, dispatch))
+            .collect::<Result<_>>()
+    })?;
+    std::fs::create_dir_all(&config.out).map_err(|e| Error::io(&config.out, e))?;
+    let jsonl = config.out.join(RESULTS_JSONL);
+    let previous = previous_rows(&jsonl, config.resume)?;
+    let done: HashSet<(String, String, u32)> = previous.iter().map(BenchRow::key).collect();
+    let all_units = units(&loaded, config, dispatch);
+    let total = all_units.len();
+    let todo: Vec<Unit> = all_units
+        .into_iter()
+        .filter(|u| !done.contains(&(u.loaded.file.clone(), u.engine.clone(), u.repetition)))
+        .collect();
+    let skipped = total - todo.len();
+    let new_rows = execute(&pool, &todo, config, dispatch, &jsonl)?;
+    let ran = new_rows.len();
+    let mut rows = previous;
+    rows.extend(new_rows);
+    sort_rows(&mut rows, &known);
+    let note = config.shard.map(|s| {
+        format!(
+            "Shard {s} of the (instance, engine) units: best known and gaps use this shard's \
+             rows only; combine the shards with `serverpick bench-merge`."
+        )
+    });
+    let conflicts = finish(&config.out, &mut rows, note.as_deref(), &known)?;
+    Ok(BenchOutcome {
+        rows,
+        ran,
+        skipped,
+        conflicts,
+    })
+}
+
+fn check_engines(wanted: Option<&[String]>, known: &[String]) -> Result<()> {
+    for e in wanted.unwrap_or_default() {
+        if !known.contains(e) {
+            return Err(Error::Usage(format!(
+                "unknown engine '{e}' (known: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn load(path: &Path, dispatch: &dyn Dispatch) -> Result<Loaded> {
+    let inst = read_instance(path)?;
+    let features = dispatch.features(&inst);
+    Ok(Loaded {
+        file: path.display().to_string(),
+        inst,
+        features,
+    })
+}
+
+/// The rows already in `jsonl`: kept with `resume` (the file is rewritten
+/// without a partial last line), refused without it.
+fn previous_rows(jsonl: &Path, resume: bool) -> Result<Vec<BenchRow>> {
+    let read = export::read_jsonl(jsonl)?;
+    if !resume {
+        if !read.rows.is_empty() || read.dropped_partial_line {
+            return Err(Error::Usage(format!(
+                "{} already holds results: pass --resume to continue that run, or choose \
+                 another --out",
+                jsonl.display()
+            )));
+        }
+        return Ok(Vec::new());
+    }
+    if read.dropped_partial_line {
+        eprintln!(
+            "{}: dropped an incomplete last line (an interrupted write)",
+            jsonl.display()
+        );
+    }
+    export::export(&JsonlExporter, &read.rows, jsonl)?;
+    Ok(read.rows)
+}
+
+fn units<'a>(loaded: &'a [Loaded], config: &BenchConfig, dispatch: &dyn Dispatch) -> Vec<Unit<'a>> {
+    let mut out = Vec::new();
+    for l in loaded {
+        for engine in dispatch.applicable_engines(&l.inst) {
+            let wanted = config.engines.as_ref().is_none_or(|w| w.contains(&engine));
+            let mine = config.shard.is_none_or(|s| s.owns(&l.file, &engine));
+            if wanted && mine {
+                for repetition in 0..config.repeat {
+                    out.push(Unit {
+                        loaded: l,
+                        engine: engine.clone(),
+                        repetition,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn progress_bar(len: usize, wanted: bool) -> ProgressBar {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:40}] {pos}/{len} rows, ETA {eta} {msg}",
+    ) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb
+}
+
+fn execute(
+    pool: &rayon::ThreadPool,
+    todo: &[Unit],
+    config: &BenchConfig,
+    dispatch: &dyn Dispatch,
+    jsonl: &Path,
+) -> Result<Vec<BenchRow>> {
+    let pb = progress_bar(todo.len(), config.progress);
+    let sink = Mutex::new((JsonlAppender::open(jsonl)?, Vec::new(), None::<Error>));
+    pool.install(|| {
+        todo.par_iter().for_each(|u| {
+            let row = run_unit(u, &config.options, dispatch);
+            let mut g = sink.lock().unwrap_or_else(|e| e.into_inner());
+            if let Err(e) = g.0.append(&row) {
+                g.2.get_or_insert(e);
+            }
+            pb.set_message(format!("{} {}", row.engine, row.instance));
+            g.1.push(row);
+            pb.inc(1);
+        })
+    });
+    pb.finish_and_clear();
+    let (_, rows, err) = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    match err {
+        Some(e) => Err(e),
+        None => Ok(rows),
+    }
+}
+
+/// Runs one unit; a panic becomes an `error` row.
+fn run_unit(u: &Unit, base: &SolveOptions, dispatch: &dyn Dispatch) -> BenchRow {
+    let mut opts = base.clone();
+    opts.seed = base.seed.wrapping_add(u64::from(u.repetition));
+    let inst = &u.loaded.inst;
+    let started = Instant::now();
+    let rec = catch_unwind(AssertUnwindSafe(|| {
+        dispatch.run_engine(inst, &u.engine, &opts)
+    }))
+    .unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown payload".into());
+        let mut rec = error_record(
+            inst,
+            problem_name(inst),
+            &u.engine,
+            format!("engine panicked: {what}"),
+        );
+        rec.time_ms = started.elapsed().as_secs_f64() * 1e3;
+        rec
+    });
+    let f = &u.loaded.features;
+    BenchRow::from_record(rec, &u.loaded.file, u.repetition, f.size, &f.features)
+}
+
+/// Orders rows by file, engine (in `known` order, unknown names last) and
+/// repetition.
+pub fn sort_rows(rows: &mut [BenchRow], known: &[String]) {
+    let rank = |e: &str| known.iter().position(|k| k == e).unwrap_or(known.len());
+    rows.sort_by(|a, b| {
+        (
+            a.file.as_str(),
+            rank(&a.engine),
+            a.engine.as_str(),
+            a.repetition,
+        )
+            .cmp(&(
+                b.file.as_str(),
+                rank(&b.engine),
+                b.engine.as_str(),
+                b.repetition,
+            ))
+    });
+}
+
+/// Annotates `rows` and (re)writes every output in `out`: `results.jsonl`,
+/// `results.csv`, `summary.md` (engines in `engine_order`) and the plots.
+/// Returns the conflicts.
+pub fn finish(
+    out: &Path,
+    rows: &mut [BenchRow],
+    note: Option<&str>,
+    engine_order: &[String],
+) -> Result<Vec<String>> {
+    let conflicts = annotate(rows);
+    export::export(&JsonlExporter, rows, &out.join(RESULTS_JSONL))?;
+    export::export(&CsvExporter, rows, &out.join(RESULTS_CSV))?;
+    let md = summary::render_markdown(rows, &conflicts, note, engine_order);
+    export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
+    if let Err(e) = plot::write_bench_plots(rows, out, engine_order) {
+        eprintln!("warning: plots not written: {e}");
+    }
+    Ok(conflicts)
+}
+
+/// `bench-merge`: combines the result sets of `dirs` (e.g. one per shard)
+/// into `out`, recomputing best known and gaps across all of them. A row
+/// whose (file, engine, repetition) appeared in an earlier folder is dropped.
+pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<BenchOutcome> {
+    if dirs.is_empty() {
+        return Err(Error::Usage("bench-merge needs at least one folder".into()));
+    }
+    let mut rows = Vec::new();
+    let mut seen = HashSet::new();
+    let mut dropped = 0usize;
+    for d in dirs {
+        let path = d.join(RESULTS_JSONL);
+        if !path.exists() {
+            return Err(Error::Usage(format!(
+                "{}: no such results file",
+                path.display()
+            )));
+        }
+        for r in export::read_jsonl(&path)?.rows {
+            if seen.insert(r.key()) {
+                rows.push(r);
+            } else {
+                dropped += 1;
+            }
+        }
+    }
+    if dropped > 0 {
+        eprintln!("bench-merge: dropped {dropped} duplicate row(s)");
+    }
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let known = dispatch.known_engines();
+    sort_rows(&mut rows, &known);
+    let note = format!("Merged from {} result folder(s).", dirs.len());
+    let conflicts = finish(out, &mut rows, Some(&note), &known)?;
+    Ok(BenchOutcome {
+        ran: 0,
+        skipped: 0,
+        rows,
+        conflicts,
+    })
+}

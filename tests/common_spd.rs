@@ -1,0 +1,41 @@
+//! Seeded random SPD instances shared by the integration tests.
+#![allow(dead_code)]
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serverpick::model::network::ServerNetwork;
+use serverpick::model::spd::{BoundSpec, CommModel, SpdInstance};
+
+/// A random instance: `n` servers on a random connected graph, `m` clients,
+/// integer latencies (so ties happen), bound `f·Γ`.
+pub fn random_spd(n: usize, m: usize, model: CommModel, f: f64, seed: u64) -> SpdInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut links = Vec::new();
+    for v in 1..n {
+        let u = rng.random_range(0..v);
+        links.push((u, v, rng.random_range(1..20) as f64));
+    }
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.random::<f64>() < 0.3 {
+                links.push((u, v, rng.random_range(1..20) as f64));
+            }
+        }
+    }
+    let access: Vec<Vec<Option<f64>>> = (0..m)
+        .map(|_| {
+            (0..n)
+                .map(|_| Some(rng.random_range(1..60) as f64))
+                .collect()
+        })
+        .collect();
+    let net = ServerNetwork::new(n, &links);
+    SpdInstance::new(
+        format!("rand-{n}s-{m}c-{seed}"),
+        model,
+        net,
+        &access,
+        BoundSpec::Factor(f),
+    )
+    .expect("valid random instance")
+}
