@@ -185,3 +185,32 @@ fn a_static_instance_cannot_be_simulated() {
         Err(Error::Usage(_))
     ));
 }
+
+#[test]
+fn the_small_dynamic_example_runs_under_every_policy() {
+    let inst = read_cma(Path::new("instances/cma-dynamic-small.json")).unwrap();
+    let opts = SimOptions {
+        verify: true,
+        ..SimOptions::default()
+    };
+    let mut finals = Vec::new();
+    for policy in serverpick::engine::cma_sim::POLICY_NAMES {
+        let sim = simulate(&inst, policy, &opts).unwrap();
+        assert_eq!(sim.records.len(), 220, "{policy}");
+        let last = sim.records.last().unwrap();
+        if policy.contains("sa") || policy == "bf" {
+            for r in &sim.records {
+                let opt = r.optimal_total.unwrap();
+                assert!(
+                    (r.total_delay - opt).abs() <= 1e-7 * opt.max(1.0),
+                    "{policy} step {}",
+                    r.step
+                );
+            }
+        }
+        finals.push((policy, last.total_delay));
+    }
+    // the status quo is never better than the optimal policies at the end
+    let opt = finals[0].1;
+    assert!(finals.iter().all(|(_, t)| *t >= opt - 1e-7), "{finals:?}");
+}
