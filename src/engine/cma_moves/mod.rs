@@ -28,6 +28,8 @@ use crate::model::cma::CmaInstance;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+mod search;
+
 const NONE: u32 = u32::MAX;
 const INITIAL_BUDGET: usize = 128;
 /// Pairs whose source mirror has at most this many clients use small mode.
@@ -73,11 +75,20 @@ struct PairHeap {
     /// Every member with key `<= tau` is in `heap`; `INFINITY` = complete.
     tau: f64,
     budget: usize,
-    /// Small mode (few clients on `u`): no heap, only the least entry; a
-    /// stale least entry triggers an `O(n_u)` rescan.
+    /// Small mode (few clients on `u`): no heap, the `FEW` least entries,
+    /// sorted, in `few[..len]`; every member with key `< tau` is among them.
     small: bool,
-    min: Option<Entry>,
+    few: [Entry; FEW],
+    len: u8,
 }
+
+/// Entries kept per pair in small mode.
+const FEW: usize = 4;
+const NO_ENTRY: Entry = Entry {
+    key: f64::INFINITY,
+    client: NONE,
+    stamp: 0,
+};
 
 impl PairHeap {
     fn empty() -> Self {
@@ -86,8 +97,50 @@ impl PairHeap {
             tau: f64::INFINITY,
             budget: INITIAL_BUDGET,
             small: true,
-            min: None,
+            few: [NO_ENTRY; FEW],
+            len: 0,
         }
+    }
+
+    /// Small mode from every member's entry.
+    fn small_from(mut entries: Vec<Entry>, budget: usize) -> Self {
+        let mut pair = PairHeap {
+            budget,
+            ..PairHeap::empty()
+        };
+        if entries.len() > FEW {
+            entries.select_nth_unstable_by(FEW, Entry::order);
+            pair.tau = entries[FEW].key;
+            entries.truncate(FEW);
+        }
+        entries.sort_unstable_by(Entry::order);
+        pair.len = entries.len() as u8;
+        pair.few[..entries.len()].copy_from_slice(&entries);
+        pair
+    }
+
+    /// Small mode: keeps `e` if it may be among the `FEW` least.
+    fn few_insert(&mut self, e: Entry) {
+        if e.key >= self.tau {
+            return;
+        }
+        let n = self.len as usize;
+        let mut pos = n;
+        while pos > 0 && e.order(&self.few[pos - 1]) == Ordering::Less {
+            pos -= 1;
+        }
+        if n == FEW {
+            if pos == FEW {
+                self.tau = self.tau.min(e.key);
+                return;
+            }
+            self.tau = self.tau.min(self.few[FEW - 1].key);
+            self.few.copy_within(pos..FEW - 1, pos + 1);
+        } else {
+            self.few.copy_within(pos..n, pos + 1);
+            self.len += 1;
+        }
+        self.few[pos] = e;
     }
 }
 
@@ -199,15 +252,13 @@ impl<'a> MoveGraph<'a> {
         }
         for (p, entries) in buf.into_iter().enumerate() {
             if self.members[p / k].len() <= SMALL {
-                self.pairs[p] = PairHeap {
-                    min: entries.into_iter().min_by(Entry::order),
-                    ..PairHeap::empty()
-                };
+                self.pairs[p] = PairHeap::small_from(entries, budget[p / k]);
                 continue;
             }
             self.pairs[p] = PairHeap {
                 small: false,
-                min: None,
+                few: [NO_ENTRY; FEW],
+                len: 0,
                 heap: BinaryHeap::from(entries),
                 tau: if cut[p].is_finite() {
                     prev_float(cut[p])
@@ -302,14 +353,11 @@ impl<'a> MoveGraph<'a> {
             let p = u * k + v;
             let pair = &mut self.pairs[p];
             if pair.small {
-                let e = Entry {
+                pair.few_insert(Entry {
                     key,
                     client: i as u32,
                     stamp: self.stamp[i],
-                };
-                if pair.min.is_none_or(|m| e.order(&m) == Ordering::Less) {
-                    pair.min = Some(e);
-                }
+                });
             } else if key <= pair.tau {
                 pair.heap.push(Entry {
                     key,
@@ -344,24 +392,18 @@ impl<'a> MoveGraph<'a> {
     fn rescan(&mut self, u: usize, v: usize, grow: bool) {
         let p = u * self.k + v;
         if self.members[u].len() <= SMALL {
-            let mut best: Option<Entry> = None;
-            for &c in &self.members[u] {
-                let row = self.inst.row(c as usize);
-                let e = Entry {
-                    key: row[v] - row[u],
-                    client: c,
-                    stamp: self.stamp[c as usize],
-                };
-                if best.is_none_or(|b| e.order(&b) == Ordering::Less) {
-                    best = Some(e);
-                }
-            }
-            let budget = self.pairs[p].budget;
-            self.pairs[p] = PairHeap {
-                min: best,
-                budget,
-                ..PairHeap::empty()
-            };
+            let entries: Vec<Entry> = self.members[u]
+                .iter()
+                .map(|&c| {
+                    let row = self.inst.row(c as usize);
+                    Entry {
+                        key: row[v] - row[u],
+                        client: c,
+                        stamp: self.stamp[c as usize],
+                    }
+                })
+                .collect();
+            self.pairs[p] = PairHeap::small_from(entries, self.pairs[p].budget);
             return;
         }
         let budget = if grow {
@@ -393,7 +435,8 @@ impl<'a> MoveGraph<'a> {
             tau,
             budget,
             small: false,
-            min: None,
+            few: [NO_ENTRY; FEW],
+            len: 0,
         };
     }
 
@@ -403,19 +446,19 @@ impl<'a> MoveGraph<'a> {
         loop {
             let pair = &mut self.pairs[p];
             if pair.small {
-                match pair.min {
-                    None => return None,
-                    Some(e) if self.stamp[e.client as usize] == e.stamp => {
-                        return Some((e.key, e.client as usize))
-                    }
-                    Some(_) => {
-                        self.rescan(u, v, false);
-                        if self.pairs[p].small {
-                            return self.pairs[p].min.map(|e| (e.key, e.client as usize));
-                        }
-                        continue;
-                    }
+                while pair.len > 0 && self.stamp[pair.few[0].client as usize] != pair.few[0].stamp {
+                    let n = pair.len as usize;
+                    pair.few.copy_within(1..n, 0);
+                    pair.len -= 1;
                 }
+                if pair.len > 0 && pair.few[0].key <= pair.tau {
+                    return Some((pair.few[0].key, pair.few[0].client as usize));
+                }
+                if pair.len == 0 && pair.tau == f64::INFINITY {
+                    return None;
+                }
+                self.rescan(u, v, false);
+                continue;
             }
             match pair.heap.peek() {
                 None if pair.tau == f64::INFINITY => return None,
@@ -468,122 +511,6 @@ impl<'a> MoveGraph<'a> {
                 self.pot[j] = t;
             }
         }
-    }
-
-    /// Dijkstra over reduced costs from the nodes with a finite `init` label
-    /// (`k + 1` entries; index `k` = sink) to `target`. Arcs into the sink
-    /// are used when `target` is the sink, arcs out of it when `from_t`.
-    /// `O(k²)` plus row refreshes. Potentials are not changed.
-    pub fn search(&mut self, init: &[f64], target: usize, from_t: bool) -> Search {
-        let k = self.k;
-        let mut dist = init.to_vec();
-        let mut pred = vec![NONE; k + 1];
-        let mut done = vec![false; k + 1];
-        let mut open: Vec<usize> = (0..=k).filter(|&x| dist[x].is_finite()).collect();
-        let mut reached = false;
-        while !open.is_empty() {
-            let mut at = 0;
-            for (idx, &x) in open.iter().enumerate().skip(1) {
-                let o = open[at];
-                if dist[x] < dist[o] || (dist[x] == dist[o] && x < o) {
-                    at = idx;
-                }
-            }
-            let x = open.swap_remove(at);
-            let dx = dist[x];
-            done[x] = true;
-            if x == target {
-                reached = true;
-                break;
-            }
-            let mut relax = |v: usize, d: f64, open: &mut Vec<usize>| {
-                if !done[v] && d < dist[v] {
-                    if dist[v] == f64::INFINITY {
-                        open.push(v);
-                    }
-                    dist[v] = d;
-                    pred[v] = x as u32;
-                }
-            };
-            if x == k {
-                if from_t {
-                    for &u in &self.active {
-                        if !self.members[u].is_empty() {
-                            relax(u, dx + (self.pot[k] - self.pot[u]).max(0.0), &mut open);
-                        }
-                    }
-                }
-                continue;
-            }
-            if !self.members[x].is_empty() {
-                self.refresh_row(x);
-                let row = &self.arc[x * k..(x + 1) * k];
-                let base = self.pot[x];
-                for &v in &self.active {
-                    let c = row[v];
-                    if v != x && c.is_finite() {
-                        relax(v, dx + (c + base - self.pot[v]).max(0.0), &mut open);
-                    }
-                }
-            }
-            if target == k && self.members[x].len() < self.cap[x] {
-                relax(k, dx + (self.pot[x] - self.pot[k]).max(0.0), &mut open);
-            }
-        }
-        Search {
-            dist,
-            pred,
-            reached,
-        }
-    }
-
-    /// `π_v += min(dist_v, L)` with `L` the target's distance (or the largest
-    /// finite one when unreached): keeps every reduced cost `>= 0`.
-    pub fn update_potentials(&mut self, s: &Search, target: usize) {
-        let cap = if s.reached {
-            s.dist[target]
-        } else {
-            s.dist
-                .iter()
-                .copied()
-                .filter(|d| d.is_finite())
-                .fold(0.0, f64::max)
-        };
-        let k = self.k;
-        for x in self.active.clone().into_iter().chain(std::iter::once(k)) {
-            self.pot[x] += s.dist[x].min(cap);
-        }
-    }
-
-    /// The nodes of the search path ending at `target`, source first.
-    pub fn path(&self, s: &Search, target: usize) -> Vec<usize> {
-        let mut path = vec![target];
-        let mut x = target;
-        while s.pred[x] != NONE && path.len() <= self.k + 1 {
-            x = s.pred[x] as usize;
-            path.push(x);
-        }
-        path.reverse();
-        path
-    }
-
-    /// Applies the moves of a mirror chain `a → b → …` (consecutive mirror
-    /// pairs; the sink is skipped), last arc first, so each arc moves the
-    /// client its search cost was read from. Returns the number of moves.
-    pub fn apply_chain(&mut self, chain: &[usize]) -> Result<usize> {
-        let k = self.k;
-        let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
-        for w in mirrors.windows(2).rev() {
-            self.move_top(w[0], w[1])?;
-        }
-        Ok(mirrors.len().saturating_sub(1))
-    }
-
-    /// The true cost of a mirror chain (sum of its arcs' cached costs).
-    pub fn chain_cost(&mut self, chain: &[usize]) -> f64 {
-        let k = self.k;
-        let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
-        mirrors.windows(2).map(|w| self.arc_cost(w[0], w[1])).sum()
     }
 }
 
