@@ -6,7 +6,9 @@
 //!   else the cheapest chain "joiner to `f`, one client `f → … → t` per arc,
 //!   `t` with room", found by Dijkstra with potentials on the incrementally
 //!   maintained `MC`/`MP` ([`MoveGraph`]): `O(k² + L·k log B)` per join.
-//!   Exact given an optimal state.
+//!   Exact given an optimal state. Before searching, a price test (`O(k)`)
+//!   settles most joins: a chain through a full mirror `f` costs at least
+//!   `d(i,f) + p_f` with `p_f = π_t − π_f` from the potentials.
 //! - [`j_sa_rebuild`] — J-SA as published: rebuild `MC`/`MP` in `O(nk)` and
 //!   run the label-correcting loop of Fig. 2 (`O(k³)` worst case).
 //!
@@ -60,6 +62,13 @@ pub fn j_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
         return Ok(0);
     }
     let row = inst.row(i);
+    // Price test: a chain through full mirror f costs at least d(i,f) + p_f
+    // (p_f = π_t − π_f, reduced costs being >= 0), so a mirror with room at
+    // no more than every such bound is optimal without a search.
+    if let Some(j) = direct_by_prices(g, row) {
+        g.add(i, j);
+        return Ok(0);
+    }
     let mut init = vec![f64::INFINITY; k + 1];
     let pot = g.potentials();
     let mut low = f64::INFINITY;
@@ -92,6 +101,25 @@ pub fn j_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
     g.add(i, path[0]);
     g.normalise();
     Ok(moves)
+}
+
+/// The mirror with room and least delay when no full mirror can beat it by
+/// its price lower bound; `None` when a search is needed. `O(k)`.
+fn direct_by_prices(g: &MoveGraph<'_>, row: &[f64]) -> Option<usize> {
+    let pot = g.potentials();
+    let t = pot[pot.len() - 1];
+    let mut direct: Option<usize> = None;
+    let mut bound = f64::INFINITY;
+    for &j in g.active() {
+        if g.has_room(j) {
+            if direct.is_none_or(|d| row[j] < row[d]) {
+                direct = Some(j);
+            }
+        } else {
+            bound = bound.min(row[j] + (t - pot[j]).max(0.0));
+        }
+    }
+    direct.filter(|&d| row[d] <= bound)
 }
 
 /// The paper's `MC`/`MP` arrays: `mc[u*k+v]` = least `d(i,v) − d(i,u)` over

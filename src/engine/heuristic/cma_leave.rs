@@ -10,7 +10,8 @@
 //!   stop when the best change `d(m,j) − d(m,k)` is `>= 0`.
 //! - [`l_sa`] — L-SA, incremental: after a leave from a full mirror, the most
 //!   negative chain of moves into the freed slot by Dijkstra with potentials
-//!   on [`MoveGraph`]; applied when negative. `O(k² + L·k log B)`.
+//!   on [`MoveGraph`]; applied when negative. `O(k² + L·k log B)`; skipped
+//!   in `O(1)` when `j`'s price `π_t − π_j` is 0 (no chain can gain).
 //! - [`l_sa_rebuild`] — L-SA as published: rebuild `MC`/`MP` (`O(nk)`), then
 //!   the label-correcting loop over every mirror (labels `(0,−)` for mirrors
 //!   with room, `(∞,−)` for full ones); follow `Label`/`MP` from the least
@@ -87,6 +88,11 @@ pub fn l_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
     }
     let inst = g.instance();
     let k = inst.mirrors();
+    // A chain into j gains at most p_j = π_t − π_j (reduced costs >= 0).
+    if g.potentials()[k] - g.potentials()[j] <= inst.tolerance() {
+        g.normalise();
+        return Ok(0);
+    }
     let mut init = vec![f64::INFINITY; k + 1];
     init[k] = 0.0;
     let (pot_t, pot_j) = (g.potentials()[k], g.potentials()[j]);
