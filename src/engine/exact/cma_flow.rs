@@ -72,7 +72,7 @@ fn solve_with_capacities<'a>(
     if clients.len() > cap.iter().sum::<usize>() {
         return Ok(None);
     }
-    if cap.iter().all(|&c| c == 0) {
+    if !clients.is_empty() && cap.iter().all(|&c| c == 0) {
         return Err(Error::Solver("every mirror has capacity 0".into()));
     }
     let prices = if clients.len() >= sample_from && depth < 4 {
