@@ -264,7 +264,9 @@ proptest! {
                 let total = |g: &serverpick::engine::cma_moves::MoveGraph<'_>| -> f64 {
                     clients.iter().map(|&i| inst.delay(i, g.mirror_of(i).unwrap())).sum()
                 };
-                prop_assert!((total(&a) - total(&b)).abs() < 1e-7);
+                let ca = residual_negative_cycle(&inst, &a.assignment());
+                let cb = residual_negative_cycle(&inst, &b.assignment());
+                prop_assert!((total(&a) - total(&b)).abs() < 1e-7, "plain {} {:?} sampled {} {:?} n {} from {}", total(&a), ca, total(&b), cb, inst.clients(), from);
                 let assign = b.assignment();
                 prop_assert!(residual_negative_cycle(&inst, &assign).is_none());
                 let ev = serverpick::model::cma_eval::evaluate_cma(&inst, &assign, 100.0);

@@ -209,6 +209,7 @@ impl<'a> Runner<'a> {
                 let pot = residual_potentials(inst, &start)
                     .map_err(|_| Error::Solver("start lost optimality".into()))?;
                 g.set_potentials(pot);
+                g.normalise();
                 Runner::Graph(Box::new(g))
             }
             Policy::Pair(j, l) => Runner::Simple(CmaState::from_assignment(inst, &start), j, l),

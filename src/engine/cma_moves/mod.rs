@@ -312,10 +312,10 @@ impl<'a> MoveGraph<'a> {
         &self.pot
     }
 
-    /// Replaces the potentials (e.g. from a Bellman-Ford certificate).
+    /// Replaces the potentials (e.g. from a Bellman-Ford certificate). Not
+    /// normalised: call [`MoveGraph::normalise`] for a balanced state.
     pub fn set_potentials(&mut self, pot: Vec<f64>) {
         self.pot = pot;
-        self.normalise();
     }
 
     /// Dual prices `p_j = max(0, π_t − π_j)` (active mirrors; `INFINITY` for
@@ -502,8 +502,11 @@ impl<'a> MoveGraph<'a> {
         Ok(i)
     }
 
-    /// Sets every empty mirror's potential to `π_t` (always valid: an empty
-    /// mirror has no outgoing move arcs and needs only `π_j >= π_t`).
+    /// Sets every empty mirror's potential to `π_t`. Valid in a balanced
+    /// state (every mirror's load is its flow to the sink): an empty mirror
+    /// then has no outgoing move arc and needs only `π_j >= π_t`, so lowering
+    /// it to `π_t` keeps every reduced cost `>= 0`. (Not during `exact-flow`'s
+    /// routing, where an empty priced mirror may have a deficit.)
     pub fn normalise(&mut self) {
         let t = self.pot[self.k];
         for &j in &self.active {
