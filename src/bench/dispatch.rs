@@ -74,7 +74,10 @@ impl Dispatch for Registry {
                     .map(|e| e.name().to_string())
                     .collect(),
             },
-            // Extension point: `Instance::Cma(i) => cma engines/policies`.
+            Instance::Cma(_) => engine::cma::cma_engine_names()
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
         }
     }
 
@@ -91,6 +94,7 @@ impl Dispatch for Registry {
                 Ok(e) => engine::run_spd(e.as_ref(), i, opts),
                 Err(err) => error_record(inst, "spd", engine, err.to_string()),
             },
+            Instance::Cma(i) => engine::cma::run_cma(engine, i, opts),
         }
     }
 
@@ -105,6 +109,17 @@ impl Dispatch for Registry {
                 f.insert("bound_factor".into(), json!(i.bound_factor));
                 InstanceFeatures {
                     size: (i.servers() * i.clients()) as f64,
+                    features: f,
+                }
+            }
+            Instance::Cma(i) => {
+                let mut f = Map::new();
+                f.insert("mirrors".into(), json!(i.mirrors()));
+                f.insert("clients".into(), json!(i.clients()));
+                f.insert("total_capacity".into(), json!(i.total_capacity()));
+                f.insert("events".into(), json!(i.events.as_ref().map(Vec::len)));
+                InstanceFeatures {
+                    size: (i.mirrors() * i.clients()) as f64,
                     features: f,
                 }
             }
@@ -136,6 +151,7 @@ pub fn problem_name(inst: &Instance) -> &'static str {
             SpdProblem::Spd => "spd",
             SpdProblem::Spdvr => "spdvr",
         },
+        Instance::Cma(_) => "cma",
     }
 }
 

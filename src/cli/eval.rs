@@ -46,5 +46,6 @@ pub fn run_eval(args: &EvalArgs) -> Result<i32> {
                 Ok(1)
             }
         }
+        Instance::Cma(inst) => crate::cli::cma::eval_cma(&inst, &args.solution),
     }
 }

@@ -2,6 +2,7 @@
 //! `main` stays thin.
 
 pub mod bench;
+pub mod cma;
 pub mod eval;
 pub mod gen;
 pub mod solve;

@@ -163,6 +163,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
 fn model_of(inst: &Instance) -> String {
     match inst {
         Instance::Spd(i) => i.model.to_string(),
+        Instance::Cma(_) => "cma".to_string(),
     }
 }
 
@@ -205,6 +206,7 @@ fn prepare(inst: Instance, args: &SolveArgs, opts: &SolveOptions) -> Result<Inst
             }
             Ok(Instance::Spd(spd))
         }
+        Instance::Cma(c) => Ok(Instance::Cma(c)),
     }
 }
 

@@ -13,6 +13,9 @@
 //! | `k-best`    | k-best (brute force over k-subsets) | CS, P2P | [`heuristic::k_best`] |
 //! | `exact`     | MILP on HiGHS              | CS, P2P | [`exact::spd_milp`] |
 
+pub mod cma;
+pub mod cma_moves;
+pub mod cma_sim;
 pub mod exact;
 pub mod heuristic;
 pub mod spdvr;

@@ -1,11 +1,15 @@
 //! Files: instance formats, solution files, generators.
 
+pub mod cma_events;
+pub mod cma_file;
+pub mod gen_cma;
 pub mod gen_spd;
 pub mod matrix;
 pub mod solution_file;
 pub mod spd_file;
 
 use crate::error::{Error, Result};
+use crate::model::cma::CmaInstance;
 use crate::model::spd::SpdInstance;
 use std::path::{Path, PathBuf};
 
@@ -14,6 +18,8 @@ use std::path::{Path, PathBuf};
 pub enum Instance {
     /// SPD or SPDVR.
     Spd(Box<SpdInstance>),
+    /// CMA (static or dynamic).
+    Cma(Box<CmaInstance>),
 }
 
 impl Instance {
@@ -21,6 +27,7 @@ impl Instance {
     pub fn name(&self) -> &str {
         match self {
             Instance::Spd(i) => &i.name,
+            Instance::Cma(i) => &i.name,
         }
     }
 }
@@ -33,10 +40,11 @@ pub fn read_instance(path: &Path) -> Result<Instance> {
         serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
     match value.get("problem").and_then(|p| p.as_str()) {
         Some("spd") | Some("spdvr") => Ok(Instance::Spd(Box::new(spd_file::read_spd(path)?))),
+        Some("cma") => Ok(Instance::Cma(Box::new(cma_file::read_cma(path)?))),
         Some(other) => Err(Error::input(
             &file,
             "problem",
-            format!("'{other}' is not a problem serverpick reads (spd, spdvr)"),
+            format!("'{other}' is not a problem serverpick reads (spd, spdvr, cma)"),
         )),
         None => Err(Error::input(
             &file,

@@ -1,5 +1,7 @@
 //! Pure problem types, validation and the evaluators (one per problem).
 
+pub mod cma;
+pub mod cma_eval;
 pub mod network;
 pub mod report;
 pub mod spd;

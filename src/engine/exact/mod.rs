@@ -1,6 +1,8 @@
 //! Exact engines: MILP/LP models on HiGHS (through good_lp) and combinatorial
 //! exact solvers. Every result they claim is re-checked by the evaluator.
 
+pub mod cma_flow;
+pub mod cma_lp;
 pub mod highs_mip;
 pub mod spd_milp;
 pub mod spd_milp_cs;

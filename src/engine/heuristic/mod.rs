@@ -1,6 +1,8 @@
 //! The papers' heuristics, one file per algorithm family.
 
 pub mod chains;
+pub mod cma_join;
+pub mod cma_leave;
 pub mod k_best;
 pub mod matching;
 pub(crate) mod p2p_moves;

@@ -1,0 +1,72 @@
+//! CMA benchmarks (fixed seeds): `exact-flow` on 100,000 clients × 20
+//! mirrors (BRITE-like delays, tight random capacities, and uniform random
+//! delays), and the per-event cost of incremental J-SA/L-SA against the
+//! paper's O(nk) rebuild in the seed 002 §4.3 dynamic scenario with 20
+//! mirrors. Run: `cargo bench --bench cma`.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serverpick::engine::cma_sim::replay;
+use serverpick::engine::exact::cma_flow::solve_exact_flow;
+use serverpick::io::gen_cma::{generate_cma, GenCmaConfig, Scenario};
+use serverpick::model::cma::CmaInstance;
+use std::time::Duration;
+
+fn brite_static(n: usize, k: usize, seed: u64) -> CmaInstance {
+    generate_cma(&GenCmaConfig {
+        scenario: Scenario::Static,
+        mirrors: k,
+        clients: Some(n),
+        seed,
+        ..GenCmaConfig::default()
+    })
+    .expect("generator")
+}
+
+fn uniform_static(n: usize, k: usize, seed: u64) -> CmaInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let delay: Vec<f64> = (0..n * k).map(|_| rng.random_range(0.0..200.0)).collect();
+    let mut cap = vec![n / k; k];
+    cap[0] += n - cap.iter().sum::<usize>();
+    CmaInstance::new("uniform", cap, delay).expect("instance")
+}
+
+fn exact_flow(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cma_exact_flow");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    for (label, inst) in [
+        ("brite_100000x20", brite_static(100_000, 20, 7)),
+        ("uniform_100000x20", uniform_static(100_000, 20, 7)),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter(|| solve_exact_flow(&inst).expect("solve").expect("feasible"))
+        });
+    }
+    g.finish();
+}
+
+fn dynamic_policies(c: &mut Criterion) {
+    let inst = generate_cma(&GenCmaConfig {
+        scenario: Scenario::Dynamic,
+        mirrors: 20,
+        seed: 240,
+        ..GenCmaConfig::default()
+    })
+    .expect("generator");
+    let mut g = c.benchmark_group("cma_dynamic_20m_2200_events");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    for policy in [
+        "j-sa/l-sa",
+        "j-sa-rebuild/l-sa-rebuild",
+        "j-greedy/l-greedy",
+    ] {
+        g.bench_with_input(BenchmarkId::from_parameter(policy), &policy, |b, p| {
+            b.iter(|| replay(&inst, p).expect("replay"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, exact_flow, dynamic_policies);
+criterion_main!(benches);

@@ -1,0 +1,122 @@
+//! The CMA generator: seeded, the seed 002 §4 scenario shapes, measured
+//! matrices, and round trips through the file format.
+
+use serverpick::io::cma_file::{read_cma, write_cma};
+use serverpick::io::gen_cma::{brite_like, generate_cma, GenCmaConfig, Scenario};
+use serverpick::model::cma::CmaEvent;
+use std::path::Path;
+
+fn cfg(scenario: Scenario, mirrors: usize, clients: usize) -> GenCmaConfig {
+    GenCmaConfig {
+        scenario,
+        mirrors,
+        clients: Some(clients),
+        min_nodes: 600,
+        seed: 11,
+        ..GenCmaConfig::default()
+    }
+}
+
+#[test]
+fn brite_like_topology_is_connected_with_bounded_link_delays() {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let topo = brite_like(6, 40, &mut rng);
+    assert_eq!(topo.nodes(), 240);
+    let d = topo.distances_from(0);
+    assert!(d.iter().all(|x| x.is_finite()), "connected");
+    // Waxman growth: 2 links per router after the first two; BA: 2 per AS after the second
+    assert!(topo.links() > 6 * (2 * 40 - 3) + 2 * 4);
+}
+
+#[test]
+fn scenarios_have_the_paper_shapes() {
+    let join = generate_cma(&cfg(Scenario::Join, 5, 1000)).unwrap();
+    assert_eq!(join.capacity, vec![100, 150, 200, 250, 300]);
+    let ev = join.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 1000);
+    assert!(ev.iter().enumerate().all(|(i, e)| *e == CmaEvent::Join(i)));
+
+    let leave = generate_cma(&cfg(Scenario::Leave, 20, 1000)).unwrap();
+    assert_eq!(leave.capacity, vec![50; 20]);
+    let ev = leave.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 2000);
+    assert_eq!(ev[1000], CmaEvent::Leave(0), "FIFO leaves");
+
+    let dynamic = generate_cma(&cfg(Scenario::Dynamic, 5, 1300)).unwrap();
+    assert_eq!(dynamic.capacity, vec![50, 75, 100, 125, 150]);
+    let ev = dynamic.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 2200);
+    let joins = ev.iter().filter(|e| matches!(e, CmaEvent::Join(_))).count();
+    assert_eq!(joins, 1300);
+    let first: Vec<bool> = ev[..6]
+        .iter()
+        .map(|e| matches!(e, CmaEvent::Join(_)))
+        .collect();
+    assert_eq!(
+        first,
+        vec![true, true, false, true, true, false],
+        "join-join-leave"
+    );
+    let mut present = 0i64;
+    let mut peak = 0;
+    for (s, e) in ev.iter().enumerate() {
+        present += if matches!(e, CmaEvent::Join(_)) {
+            1
+        } else {
+            -1
+        };
+        if s == 1199 {
+            assert_eq!(present, 400, "filled to 400 after 1200 events");
+        }
+        peak = peak.max(present);
+    }
+    assert!(peak <= 500);
+}
+
+#[test]
+fn generation_is_seeded_and_round_trips() {
+    let a = generate_cma(&cfg(Scenario::Static, 4, 300)).unwrap();
+    let b = generate_cma(&cfg(Scenario::Static, 4, 300)).unwrap();
+    assert_eq!(a.delay_matrix(), b.delay_matrix());
+    assert_eq!(a.capacity, b.capacity);
+    assert_eq!(a.total_capacity(), 300);
+    let mut c = cfg(Scenario::Static, 4, 300);
+    c.seed = 12;
+    assert_ne!(generate_cma(&c).unwrap().delay_matrix(), a.delay_matrix());
+    let dir = tempfile::tempdir().unwrap();
+    for csv in [false, true] {
+        let path = dir.path().join(format!("s-{csv}.json"));
+        write_cma(&path, &a, csv).unwrap();
+        let back = read_cma(&path).unwrap();
+        assert_eq!(back.capacity, a.capacity);
+        for (x, y) in back.delay_matrix().iter().zip(a.delay_matrix()) {
+            assert!((x - y).abs() <= 1e-9 * y.max(1.0));
+        }
+    }
+    let d = generate_cma(&cfg(Scenario::Dynamic, 5, 130)).unwrap();
+    let path = dir.path().join("d.json");
+    write_cma(&path, &d, false).unwrap();
+    assert_eq!(read_cma(&path).unwrap().events, d.events);
+}
+
+#[test]
+fn instances_from_the_planetlab_matrix() {
+    let m = Path::new("/work/shared/data/latency/planetlab490/PlanetLabData_1");
+    if !m.exists() {
+        return;
+    }
+    let mut c = cfg(Scenario::Static, 10, 200);
+    c.from_matrix = Some(m.to_path_buf());
+    let inst = generate_cma(&c).unwrap();
+    assert_eq!((inst.clients(), inst.mirrors()), (200, 10));
+    assert!(inst.source.as_deref().unwrap_or("").contains("490 nodes"));
+    c.clients = Some(1000);
+    c.scenario = Scenario::Join;
+    let inst = generate_cma(&c).unwrap();
+    assert!(inst
+        .source
+        .as_deref()
+        .unwrap_or("")
+        .contains("with replacement"));
+}
