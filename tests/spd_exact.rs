@@ -311,3 +311,19 @@ fn three_or_more_hosts_agree_with_brute_force() {
         "not enough instances with k* >= 3: {checked:?}"
     );
 }
+
+/// Found by `p2p_matches_brute_force`: μ = f·Γ is infinite when Γ is (three
+/// isolated servers); no single server serves everyone, and hosts in different
+/// components have infinite pair delay, which meets no bound.
+#[test]
+fn infinite_bound_on_isolated_servers_is_infeasible() {
+    let inst = tiny(CommModel::P2p, 3, 6, 0.2, 0.6, 2378386850404183489);
+    assert!(inst.bound.is_infinite());
+    assert_eq!(brute_force(&inst), None);
+    let r = run_spd(
+        spd_engine("exact").unwrap().as_ref(),
+        &inst,
+        &SolveOptions::default(),
+    );
+    assert_eq!(r.status, Status::Infeasible, "{:?}", r.message);
+}

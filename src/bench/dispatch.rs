@@ -16,6 +16,10 @@ use crate::model::spd::SpdProblem;
 use crate::model::{SolveRecord, Status};
 use serde_json::{json, Map, Value};
 
+/// Largest CMA instance (clients × mirrors) on which "all engines" includes
+/// the HiGHS LP `exact`.
+pub const LP_MAX_CELLS: usize = 200_000;
+
 /// Instance attributes the runner copies into every row: a size for
 /// "runtime vs size" plots and a few scalar features (e.g. servers, clients,
 /// bound factor) so results can be grouped without reopening the instance.
@@ -48,10 +52,10 @@ pub struct Registry;
 impl Dispatch for Registry {
     fn known_engines(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
-        // Extension point: append the CMA engine names here.
         for n in engine::spd_engine_names()
             .into_iter()
             .chain(engine::spdvr::spdvr_engine_names())
+            .chain(engine::cma::cma_engine_names().iter().copied())
         {
             if !names.iter().any(|m| m == n) {
                 names.push(n.to_string());
@@ -74,8 +78,14 @@ impl Dispatch for Registry {
                     .map(|e| e.name().to_string())
                     .collect(),
             },
-            Instance::Cma(_) => engine::cma::cma_engine_names()
+            // A dynamic instance (events) is replayed by `simulate`, not
+            // solved statically; the HiGHS LP is left out of "all" above
+            // LP_MAX_CELLS delay entries (it needs minutes where exact-flow
+            // needs milliseconds) but still runs when named.
+            Instance::Cma(i) if i.events.is_some() => Vec::new(),
+            Instance::Cma(i) => engine::cma::cma_engine_names()
                 .iter()
+                .filter(|&&e| e != "exact" || i.clients() * i.mirrors() <= LP_MAX_CELLS)
                 .map(|e| e.to_string())
                 .collect(),
         }

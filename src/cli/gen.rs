@@ -15,6 +15,9 @@ pub enum GenCommand {
     /// SPD instances: seed 001 §IV's random networks, or nodes picked from a
     /// measured latency matrix (`--from-matrix`).
     Spd(GenSpdArgs),
+    /// CMA instances: seed 002 §4's BRITE-like topology and join, leave and
+    /// dynamic scenarios, static instances of any size, or `--from-matrix`.
+    Cma(crate::cli::cma::GenCmaArgs),
 }
 
 /// Arguments of `serverpick gen spd`.
@@ -57,6 +60,7 @@ pub struct GenSpdArgs {
 pub fn run_gen(cmd: &GenCommand) -> Result<i32> {
     match cmd {
         GenCommand::Spd(args) => run_gen_spd(args).map(|_| 0),
+        GenCommand::Cma(args) => crate::cli::cma::run_gen_cma(args).map(|_| 0),
     }
 }
 

@@ -32,6 +32,9 @@ pub enum Command {
     /// Generate instances.
     #[command(subcommand)]
     Gen(gen::GenCommand),
+    /// Replay a dynamic CMA instance (joins and leaves) under a join/leave
+    /// policy, writing per-event records and a summary.
+    Simulate(cma::SimulateArgs),
     /// Benchmark engines over instance folders: optimality gaps, runtimes,
     /// CSV/JSONL, summary and plots; parallel, resumable, shardable.
     Bench(bench::BenchArgs),
@@ -50,6 +53,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Solve(args) => solve::run_solve(&args),
         Command::Eval(args) => eval::run_eval(&args),
         Command::Gen(cmd) => gen::run_gen(&cmd),
+        Command::Simulate(args) => cma::run_simulate(&args).map(|_| 0),
         Command::Bench(args) => bench::run_bench(&args).map(|_| 0),
         Command::BenchMerge(args) => bench::run_bench_merge(&args).map(|_| 0),
         Command::Repro(args) => bench::run_repro(&args).map(|_| 0),

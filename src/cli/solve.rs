@@ -3,7 +3,7 @@
 use crate::bench::dispatch::{Dispatch, Registry};
 use crate::cli::table::{fmt_ms, Table};
 use crate::cli::{parse_time_limit, split_list};
-use crate::engine::spdvr::{spdvr_engine, start_for};
+use crate::engine::spdvr::start_for;
 use crate::engine::{spd_engine, SolveOptions};
 use crate::error::{Error, Result};
 use crate::io::solution_file::write_record;
@@ -72,20 +72,12 @@ impl SolveArgs {
         if names.is_empty() {
             return Err(Error::Usage("--engine needs at least one name".into()));
         }
-        for n in &names {
-            match self.problem.as_deref() {
-                Some("spd") => drop(spd_engine(n)?),
-                Some("spdvr") => drop(spdvr_engine(n)?),
-                _ => {
-                    if spd_engine(n).is_err() && spdvr_engine(n).is_err() {
-                        return Err(Error::Usage(format!(
-                            "unknown engine '{n}' (SPD: {}; SPDVR: {})",
-                            crate::engine::spd_engine_names().join(", "),
-                            crate::engine::spdvr::spdvr_engine_names().join(", ")
-                        )));
-                    }
-                }
-            }
+        let known = Registry.known_engines();
+        if let Some(n) = names.iter().find(|n| !known.contains(n)) {
+            return Err(Error::Usage(format!(
+                "unknown engine '{n}' (known: {})",
+                known.join(", ")
+            )));
         }
         if let Some(start) = &self.start {
             spd_engine(start)?;
@@ -124,6 +116,16 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
             }
         };
         let model = model_of(&inst);
+        if let Instance::Cma(c) = &inst {
+            if c.events.is_some() && wanted.is_none() {
+                eprintln!(
+                    "serverpick: {}: a dynamic CMA instance (events): replay it with `serverpick simulate {} --policy j-sa/l-sa`",
+                    c.name,
+                    file.display()
+                );
+                continue;
+            }
+        }
         let recs = match solve_instance(inst, args, wanted.as_deref(), &opts) {
             Ok(recs) => recs,
             Err(e) => {
@@ -146,7 +148,17 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
         records.extend(recs.into_iter().map(|r| (model.clone(), r)));
     }
     if !args.json {
-        print!("{}", render(&records));
+        let (cma, spd): (Vec<_>, Vec<_>) =
+            records.into_iter().partition(|(_, r)| r.problem == "cma");
+        if !spd.is_empty() {
+            print!("{}", render(&spd));
+        }
+        if !cma.is_empty() {
+            if !spd.is_empty() {
+                println!();
+            }
+            print!("{}", render_cma(&cma));
+        }
     }
     for b in &bugs {
         eprintln!("serverpick: BUG: {b}");
@@ -281,10 +293,7 @@ fn render(records: &[(String, SolveRecord)]) -> String {
                 .map(|v| format!("{v:.0}"))
                 .unwrap_or_else(|| "-".into())
         };
-        let mut note = r.message.clone().unwrap_or_default();
-        if note.chars().count() > 70 {
-            note = note.chars().take(67).collect::<String>() + "...";
-        }
+        let note = short_note(r);
         let bound = r.bound.map(|b| {
             if r.problem == "spd" {
                 format!("{b:.0}")
@@ -313,4 +322,49 @@ fn render(records: &[(String, SolveRecord)]) -> String {
         t.push(row);
     }
     t.render()
+}
+
+fn render_cma(records: &[(String, SolveRecord)]) -> String {
+    let header = [
+        "instance",
+        "engine",
+        "status",
+        "total delay",
+        "bound",
+        "avg delay",
+        "max delay",
+        "under 100 ms",
+        "time ms",
+        "note",
+    ];
+    let right: Vec<bool> = header
+        .iter()
+        .map(|h| !matches!(*h, "instance" | "engine" | "status" | "note"))
+        .collect();
+    let mut t = Table::new(&header, &right);
+    for (_, r) in records {
+        let share = metric(r, "share_under_threshold").map(|v| format!("{:.1}%", 100.0 * v));
+        t.push(vec![
+            r.instance.clone(),
+            r.engine.clone(),
+            r.status.to_string(),
+            fmt_ms(metric(r, "total_delay")),
+            fmt_ms(r.bound),
+            fmt_ms(metric(r, "avg_delay")),
+            fmt_ms(metric(r, "max_delay")),
+            share.unwrap_or_else(|| "-".into()),
+            format!("{:.1}", r.time_ms),
+            short_note(r),
+        ]);
+    }
+    t.render()
+}
+
+fn short_note(r: &SolveRecord) -> String {
+    let note = r.message.clone().unwrap_or_default();
+    if note.chars().count() > 70 {
+        note.chars().take(67).collect::<String>() + "..."
+    } else {
+        note
+    }
 }

@@ -53,7 +53,21 @@ pub fn relative_gap(objective: f64, best_known: f64) -> f64 {
 }
 
 /// Feasibility tolerance (problems.md): a delay meets the bound `mu` when
-/// `delay <= mu + 1e-9 * max(1, mu)`.
+/// `delay <= mu + 1e-9 * max(1, mu)`. An infinite delay (hosts that cannot
+/// reach each other) meets no bound, not even an infinite one.
 pub fn within_bound(delay: f64, mu: f64) -> bool {
-    delay <= mu + 1e-9 * mu.abs().max(1.0)
+    delay.is_finite() && delay <= mu + 1e-9 * mu.abs().max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_tolerance_and_infinity() {
+        assert!(within_bound(100.0 + 1e-8, 100.0));
+        assert!(!within_bound(100.001, 100.0));
+        assert!(!within_bound(f64::INFINITY, f64::INFINITY));
+        assert!(within_bound(5.0, f64::INFINITY));
+    }
 }
