@@ -1,5 +1,5 @@
 //! The bench CLI front ends (`cli::bench`): argument parsing through clap,
-//! a run on the bundled instances, a tiny `repro spd`, the `repro cma` hook.
+//! a run on the bundled instances, a tiny `repro spd` and `repro cma`.
 
 use clap::Parser;
 use serverpick::bench::export::read_jsonl;
@@ -150,10 +150,181 @@ fn repro_spd_on_a_tiny_grid_draws_the_figures() {
     run(&["repro", "spd", "--out", o, "--figures-only"]).unwrap();
 }
 
+fn events(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const CMA_POLICY_DIRS: [&str; 5] = [
+    "j-greedy_l-ignore",
+    "j-greedy_l-greedy",
+    "j-sa_l-sa",
+    "j-sa-rebuild_l-sa-rebuild",
+    "bf",
+];
+
 #[test]
-fn repro_cma_says_not_available_yet() {
-    let e = run(&["repro", "cma"]).unwrap_err();
-    assert!(e.is_user_error() && e.to_string().contains("not available yet"));
+fn repro_cma_on_a_shrunk_grid_writes_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("repro-cma");
+    let o = out.to_str().unwrap();
+    let args = [
+        "repro",
+        "cma",
+        "--mirrors",
+        "5,10",
+        "--scale",
+        "0.04",
+        "--timing-runs",
+        "2",
+        "--out",
+        o,
+        "-q",
+    ];
+    run(&args).unwrap();
+    let runs = [
+        "join-5m",
+        "join-10m",
+        "leave-5m",
+        "leave-10m",
+        "dynamic-5m",
+        "dynamic-10m",
+    ];
+    for label in runs {
+        assert!(out.join(format!("instances/cma-{label}.json")).is_file());
+        assert!(out
+            .join(format!("instances/static/cma-static-{label}.json"))
+            .is_file());
+        for p in CMA_POLICY_DIRS {
+            for f in ["events.csv", "events.jsonl", "summary.md"] {
+                let path = out.join("sim").join(label).join(p).join(f);
+                assert!(path.is_file(), "{} missing", path.display());
+            }
+        }
+        // J-SA/L-SA stays optimal: its total equals BF's after every event.
+        let sa = events(&out.join("sim").join(label).join("j-sa_l-sa/events.jsonl"));
+        let bf = events(&out.join("sim").join(label).join("bf/events.jsonl"));
+        assert_eq!(sa.len(), bf.len());
+        assert!(!sa.is_empty());
+        for (a, b) in sa.iter().zip(&bf) {
+            let (x, y) = (
+                a["total_delay"].as_f64().unwrap(),
+                b["total_delay"].as_f64().unwrap(),
+            );
+            assert!(
+                (x - y).abs() <= 1e-6 * (1.0 + y),
+                "{label} step {}: {x} vs {y}",
+                a["step"]
+            );
+        }
+        for stem in ["avg-delay", "max-delay", "under-threshold", "transfers"] {
+            let svg = out.join(format!("figures/fig-{stem}-{label}.svg"));
+            assert!(std::fs::read_to_string(&svg).unwrap().contains("j-sa/l-sa"));
+        }
+    }
+    for fig in [
+        "cdf-join-5m",
+        "cdf-join-10m",
+        "runtime-join",
+        "runtime-leave",
+        "runtime-dynamic",
+    ] {
+        assert!(
+            out.join(format!("figures/fig-{fig}.svg")).is_file(),
+            "{fig}"
+        );
+    }
+    for f in [
+        "results.csv",
+        "summary.md",
+        "gap-vs-time-cma.svg",
+        "time-vs-size-cma.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    // The static instances: 6 × (exact-flow, exact, greedy, j-sa); the exact
+    // engines and J-SA agree on every instance.
+    let rows = read_jsonl(&out.join("results.jsonl")).unwrap().rows;
+    assert_eq!(rows.len(), 6 * 4);
+    for r in rows.iter().filter(|r| r.engine != "greedy") {
+        assert_eq!(r.status, serverpick::model::Status::Optimal, "{r:?}");
+        let best = r.best_known.unwrap();
+        assert!((r.objective.unwrap() - best).abs() <= 1e-6 * (1.0 + best));
+    }
+    let md = std::fs::read_to_string(out.join("figures.md")).unwrap();
+    assert!(md.contains("## Paper vs here") && md.contains("## Headline numbers"));
+    assert!(md.contains("| J-SA/L-SA equals BF (the optimum) after every event |"));
+    assert!(md.contains("0 of "), "L-SA vs BF mismatch count");
+    // The same folder again: refused without --resume.
+    assert!(run(&args).unwrap_err().is_user_error());
+}
+
+#[test]
+fn repro_cma_instances_round_trip_through_simulate() {
+    use serverpick::engine::cma_sim::{simulate, SimOptions};
+    use serverpick::io::{read_instance, Instance};
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let o = out.to_str().unwrap();
+    run(&[
+        "repro",
+        "cma",
+        "--scenarios",
+        "dynamic",
+        "--mirrors",
+        "5",
+        "--scale",
+        "0.03",
+        "--policies",
+        "j-greedy/l-greedy,bf",
+        "--out",
+        o,
+        "-q",
+        "-e",
+        "exact-flow,greedy",
+    ])
+    .unwrap();
+    let Instance::Cma(inst) = read_instance(&out.join("instances/cma-dynamic-5m.json")).unwrap()
+    else {
+        panic!("not a CMA instance")
+    };
+    assert_eq!(inst.clients(), 39);
+    let sim = simulate(&inst, "j-greedy/l-greedy", &SimOptions::default()).unwrap();
+    let written = events(&out.join("sim/dynamic-5m/j-greedy_l-greedy/events.jsonl"));
+    assert_eq!(sim.records.len(), written.len());
+    for (r, w) in sim.records.iter().zip(&written) {
+        assert_eq!(r.present as u64, w["present"].as_u64().unwrap());
+        assert_eq!(r.transfers as u64, w["transfers"].as_u64().unwrap());
+        assert_eq!(r.total_delay, w["total_delay"].as_f64().unwrap());
+    }
+    assert_eq!(
+        read_jsonl(&out.join("results.jsonl")).unwrap().rows.len(),
+        2
+    );
+    assert!(!out.join("sim/dynamic-5m/j-sa_l-sa").exists());
+}
+
+#[test]
+fn repro_cma_refuses_bad_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().join("x");
+    let o = o.to_str().unwrap();
+    for bad in [
+        ["--scale", "0"],
+        ["--scenarios", "static"],
+        ["--policies", "j-sa/l-greedy"],
+        ["--mirrors", "0"],
+        ["--threshold=-1", "--gen-seed=2"],
+    ] {
+        let mut args = vec!["repro", "cma", "--out", o, "-q"];
+        args.extend(bad);
+        let e = run(&args).unwrap_err();
+        assert!(e.is_user_error(), "{bad:?}: {e}");
+    }
+    assert!(!tmp.path().join("x").join("instances").exists());
 }
 
 #[test]

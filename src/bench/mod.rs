@@ -8,7 +8,8 @@
 //! - [`export`]: CSV and JSON Lines exporters.
 //! - [`summary`]: writes `summary.md`.
 //! - [`plot`]: SVG plots.
-//! - [`repro`]: the papers' experiments (seed 001 §IV; seed 002 once CMA lands).
+//! - [`repro`]: the papers' experiments (seed 001 §IV); [`repro_cma`] with
+//!   [`repro_cma_figures`] and [`repro_cma_findings`]: seed 002 §4.
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
 //! rows complete), `results.csv`, `summary.md` and `*.svg`, all regenerated
@@ -18,6 +19,9 @@ pub mod dispatch;
 pub mod export;
 pub mod plot;
 pub mod repro;
+pub mod repro_cma;
+pub mod repro_cma_figures;
+pub mod repro_cma_findings;
 pub mod row;
 pub mod runner;
 pub mod shard;

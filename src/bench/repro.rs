@@ -10,8 +10,7 @@
 //!   `exact`. Figures: servers used per algorithm vs f (Figs. 7–9's server
 //!   counts), servers used and delay per algorithm vs clients at the paper's
 //!   f = 1.3 (Figs. 7–9), runtime per algorithm.
-//! - [`repro_cma`]: seed 002 Figs. 4–8 — the hook exists; it reports "not
-//!   available yet" until the CMA engines land.
+//! - [`repro_cma`]: seed 002 §4 Figs. 4–8, in [`crate::bench::repro_cma`].
 
 use crate::bench::plot::{draw_chart, ChartSpec, Series, Style};
 use crate::bench::row::BenchRow;
@@ -318,14 +317,5 @@ fn table(md: &mut String, title: &str, x_desc: &str, series: &[Series]) {
     }
 }
 
-/// Seed 002 Figs. 4–8 (CMA). The hook for the CMA work: it will generate the
-/// paper's topology and event sequences, run the join/leave policies and draw
-/// average/maximum delay per event, the delay CDF, players under 100 ms,
-/// transfers per event and runtime per algorithm.
-pub fn repro_cma(_out: &Path) -> Result<BenchOutcome> {
-    Err(Error::Usage(
-        "repro cma: not available yet — it needs the CMA engines and the seed 002 \
-         generator, which have not landed on main"
-            .into(),
-    ))
-}
+/// Seed 002 §4 Figs. 4–8 (CMA): see [`crate::bench::repro_cma`].
+pub use crate::bench::repro_cma::repro_cma;

@@ -6,10 +6,12 @@
 //! and then returns an error, so the command exits non-zero.
 
 use crate::bench::repro::{self, SpdGrid};
+use crate::bench::repro_cma::CmaGrid;
 use crate::bench::{runner, BenchConfig, BenchOutcome, Registry, Shard};
 use crate::cli::{parse_time_limit, split_list};
 use crate::engine::SolveOptions;
 use crate::error::{Error, Result};
+use crate::io::gen_cma::Scenario;
 use crate::model::spd::CommModel;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -93,7 +95,8 @@ pub struct ReproArgs {
 pub enum ReproCommand {
     /// Seed 001 §IV (SPD): Tables VI/VII engines plus `exact`.
     Spd(ReproSpdArgs),
-    /// Seed 002 Figs. 4–8 (CMA) — not available until the CMA engines land.
+    /// Seed 002 §4 Figs. 4–8 (CMA): join, leave and dynamic scenarios under
+    /// the paper's policies, plus the static instances through the engines.
     Cma(ReproCmaArgs),
 }
 
@@ -132,9 +135,39 @@ pub struct ReproSpdArgs {
 /// `serverpick repro cma`.
 #[derive(Debug, Clone, Args)]
 pub struct ReproCmaArgs {
-    /// Output folder.
+    /// Scenarios (join, leave, dynamic).
+    #[arg(long, value_delimiter = ',', default_value = "join,leave,dynamic")]
+    pub scenarios: Vec<String>,
+    /// Mirror counts.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,20")]
+    pub mirrors: Vec<usize>,
+    /// Client-count factor: round(1000·scale) clients (dynamic: 1300·scale),
+    /// capacities scaled with them (1 = the paper).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Dynamic policies (simulate's names), comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "j-greedy/l-ignore,j-greedy/l-greedy,j-sa/l-sa,j-sa-rebuild/l-sa-rebuild,bf"
+    )]
+    pub policies: Vec<String>,
+    /// Runs per (instance, policy); each event's time is the median over them.
+    #[arg(long, default_value_t = 3)]
+    pub timing_runs: usize,
+    /// Delay requirement for "players under threshold" (ms).
+    #[arg(long, default_value_t = 100.0)]
+    pub threshold: f64,
+    /// Generator seed (the same instances as `gen cma --paper-set --seed`).
+    #[arg(long, default_value_t = 1)]
+    pub gen_seed: u64,
+    /// Output folder (instances/, sim/, results, summary, figures/, figures.md).
     #[arg(long, default_value = "repro-cma")]
     pub out: PathBuf,
+    /// Shared run options for the static instances (`--engines all` =
+    /// exact-flow, exact, greedy, j-sa).
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 fn config(paths: Vec<PathBuf>, out: &Path, run: &RunArgs) -> Result<BenchConfig> {
@@ -201,7 +234,7 @@ pub fn run_bench_merge(args: &BenchMergeArgs) -> Result<()> {
 pub fn run_repro(args: &ReproArgs) -> Result<()> {
     match &args.what {
         ReproCommand::Spd(a) => run_repro_spd(a),
-        ReproCommand::Cma(a) => repro::repro_cma(&a.out).map(|_| ()),
+        ReproCommand::Cma(a) => run_repro_cma(a),
     }
 }
 
@@ -233,4 +266,32 @@ fn run_repro_spd(a: &ReproSpdArgs) -> Result<()> {
     let cfg = config(Vec::new(), &a.out, &a.run)?;
     let outcome = repro::repro_spd(&grid, &cfg, &Registry)?;
     report("repro spd", &a.out, &outcome)
+}
+
+fn run_repro_cma(a: &ReproCmaArgs) -> Result<()> {
+    let scenarios = a
+        .scenarios
+        .iter()
+        .map(|s| Scenario::parse(s.trim()))
+        .collect::<Result<Vec<_>>>()?;
+    let grid = CmaGrid {
+        scenarios,
+        mirrors: a.mirrors.clone(),
+        scale: a.scale,
+        policies: a.policies.iter().map(|p| p.trim().to_string()).collect(),
+        threshold: a.threshold,
+        seed: a.gen_seed,
+        timing_runs: a.timing_runs.max(1),
+    };
+    let cfg = config(Vec::new(), &a.out, &a.run)?;
+    let outcome = repro::repro_cma(&grid, &cfg, &Registry)?;
+    eprintln!(
+        "repro cma: {} scenario runs × {} policies → {}/sim, {} figures → {}/figures",
+        outcome.runs.len(),
+        grid.policies.len(),
+        a.out.display(),
+        outcome.figures.len(),
+        a.out.display()
+    );
+    report("repro cma", &a.out, &outcome.bench)
 }

@@ -6,7 +6,7 @@ use crate::engine::cma_sim::{simulate, SimOptions, POLICY_NAMES};
 use crate::error::{Error, Result};
 use crate::io::cma_events::{summary_md, write_simulation};
 use crate::io::cma_file::write_cma;
-use crate::io::gen_cma::{generate_cma, GenCmaConfig, Scenario};
+use crate::io::gen_cma::{generate_cma, paper_set_seed, GenCmaConfig, Scenario};
 use crate::io::{read_instance, Instance};
 use std::path::PathBuf;
 
@@ -110,22 +110,17 @@ pub struct GenCmaArgs {
 pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
     if args.paper_set {
         std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
-        for (s, scenario) in [
-            (0u64, Scenario::Join),
-            (1, Scenario::Leave),
-            (2, Scenario::Dynamic),
-        ] {
+        for scenario in [Scenario::Join, Scenario::Leave, Scenario::Dynamic] {
             for k in [5usize, 10, 20] {
                 let cfg = GenCmaConfig {
                     scenario,
                     mirrors: k,
                     from_matrix: args.from_matrix.clone(),
-                    seed: args.seed.wrapping_mul(100).wrapping_add(s * 10 + k as u64),
+                    seed: paper_set_seed(args.seed, scenario, k),
                     ..GenCmaConfig::default()
                 };
                 let inst = generate_cma(&cfg)?;
-                let name = ["join", "leave", "dynamic"][s as usize];
-                let path = args.out.join(format!("cma-{name}-{k}m.json"));
+                let path = args.out.join(format!("cma-{}-{k}m.json", scenario.name()));
                 write_cma(&path, &inst, args.csv)?;
                 eprintln!("wrote {}", path.display());
             }

@@ -59,7 +59,8 @@ impl Scenario {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The scenario's name as the CLI spells it.
+    pub fn name(self) -> &'static str {
         match self {
             Scenario::Join => "join",
             Scenario::Leave => "leave",
@@ -67,6 +68,22 @@ impl Scenario {
             Scenario::Static => "static",
         }
     }
+}
+
+/// The seed of the paper set's instance for (`scenario`, `mirrors`) under
+/// base seed `base` (`gen cma --paper-set` and `repro cma` use the same one,
+/// so both write the same instances): `base·100 + 10·s + k` with
+/// `s` = 0 (join), 1 (leave), 2 (dynamic), 3 (static).
+pub fn paper_set_seed(base: u64, scenario: Scenario, mirrors: usize) -> u64 {
+    let s = match scenario {
+        Scenario::Join => 0u64,
+        Scenario::Leave => 1,
+        Scenario::Dynamic => 2,
+        Scenario::Static => 3,
+    };
+    base.wrapping_mul(100)
+        .wrapping_add(s * 10)
+        .wrapping_add(mirrors as u64)
 }
 
 /// Generator settings.
