@@ -13,7 +13,7 @@
 use crate::engine::{self, SolveOptions};
 use crate::io::Instance;
 use crate::model::spd::SpdProblem;
-use crate::model::{SolveRecord, Status};
+use crate::model::SolveRecord;
 use serde_json::{json, Map, Value};
 
 /// Largest CMA instance (clients × mirrors) on which "all engines" includes
@@ -140,17 +140,8 @@ impl Dispatch for Registry {
 /// An `error` record for `engine` on `inst` (unknown engine, panic, …).
 pub fn error_record(inst: &Instance, problem: &str, engine: &str, message: String) -> SolveRecord {
     SolveRecord {
-        instance: inst.name().to_string(),
-        problem: problem.to_string(),
-        engine: engine.to_string(),
-        status: Status::Error,
-        objective: None,
-        bound: None,
-        gap: None,
-        time_ms: 0.0,
-        metrics: Map::new(),
-        solution: None,
         message: Some(message),
+        ..SolveRecord::unsolved(inst.name(), problem, engine)
     }
 }
 

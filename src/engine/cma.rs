@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::model::cma::{CmaInstance, CmaState};
 use crate::model::cma_eval::{cma_metrics_json, evaluate_cma_static, DEFAULT_THRESHOLD_MS};
 use crate::model::{relative_gap, SolveRecord, Status};
-use serde_json::{json, Map};
+use serde_json::json;
 use std::time::Instant;
 
 /// Names of the static CMA engines, in table order.
@@ -128,19 +128,7 @@ fn unwrap_all(assign: &[Option<usize>]) -> Result<Vec<usize>> {
 /// result and builds the solution record. Unknown engines and engine
 /// failures give a record with status `error` and a message.
 pub fn run_cma(engine: &str, inst: &CmaInstance, opts: &SolveOptions) -> SolveRecord {
-    let mut record = SolveRecord {
-        instance: inst.name.clone(),
-        problem: "cma".into(),
-        engine: engine.into(),
-        status: Status::Error,
-        objective: None,
-        bound: None,
-        gap: None,
-        time_ms: 0.0,
-        metrics: Map::new(),
-        solution: None,
-        message: None,
-    };
+    let mut record = SolveRecord::unsolved(&inst.name, "cma", engine);
     let started = Instant::now();
     let outcome = dispatch(engine, inst, opts);
     record.time_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -135,19 +135,7 @@ pub fn spd_engine(name: &str) -> Result<Box<dyn SpdEngine>> {
 /// `feasible`/`optimal` into `error` naming the violation, so a wrong engine
 /// cannot score itself into a table.
 pub fn run_spd(engine: &dyn SpdEngine, inst: &SpdInstance, opts: &SolveOptions) -> SolveRecord {
-    let mut record = SolveRecord {
-        instance: inst.name.clone(),
-        problem: "spd".to_string(),
-        engine: engine.name().to_string(),
-        status: Status::Error,
-        objective: None,
-        bound: None,
-        gap: None,
-        time_ms: 0.0,
-        metrics: Map::new(),
-        solution: None,
-        message: None,
-    };
+    let mut record = SolveRecord::unsolved(&inst.name, "spd", engine.name());
     if !engine.supports(inst.model) {
         record.message = Some(format!(
             "{} does not apply to the {} model",

@@ -112,19 +112,7 @@ pub fn run_spdvr(
 ) -> Result<SolveRecord> {
     let engine = spdvr_engine(engine_name)?;
     let before = check_start(inst, start)?;
-    let mut record = SolveRecord {
-        instance: inst.name.clone(),
-        problem: "spdvr".to_string(),
-        engine: engine.name().to_string(),
-        status: Status::Error,
-        objective: None,
-        bound: None,
-        gap: None,
-        time_ms: 0.0,
-        metrics: Map::new(),
-        solution: None,
-        message: None,
-    };
+    let mut record = SolveRecord::unsolved(&inst.name, "spdvr", engine.name());
     let mut before_map = Map::new();
     before_map.insert("variation_before".into(), json!(before.variation));
     before_map.insert("delay_before".into(), json!(before.delay));

@@ -22,6 +22,7 @@
 //! Unknown fields are rejected; every error names the file, field and index.
 
 use crate::error::{Error, Result};
+use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::matrix::{read_matrix, write_csv, MatrixSource};
 use crate::model::cma::{CmaEvent, CmaInstance, CmaResources};
 use serde::{Deserialize, Serialize};
@@ -117,7 +118,7 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
             format!("version {} is not supported (1 is)", raw.version),
         ));
     }
-    let (k, mirror_names) = read_mirrors(&raw.mirrors, file)?;
+    let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
     let src = MatrixSource {
         file,
         base_dir: base,
@@ -196,49 +197,6 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
         inst.events = Some(read_events(ev, &inst, file)?);
     }
     Ok(inst)
-}
-
-fn relabel(e: Error, file: &str) -> Error {
-    match e {
-        Error::Input(mut ie) => {
-            ie.file = file.to_string();
-            Error::Input(ie)
-        }
-        other => other,
-    }
-}
-
-fn read_mirrors(v: &Value, file: &str) -> Result<(usize, Option<Vec<String>>)> {
-    match v {
-        Value::Number(x) => match x.as_u64() {
-            Some(k) if k >= 1 => Ok((k as usize, None)),
-            _ => Err(Error::input(
-                file,
-                "mirrors",
-                format!("{x} is not a mirror count >= 1"),
-            )),
-        },
-        Value::Array(names) if !names.is_empty() => {
-            let names = names
-                .iter()
-                .enumerate()
-                .map(|(i, s)| match s {
-                    Value::String(s) => Ok(s.clone()),
-                    _ => Err(Error::input(
-                        file,
-                        format!("mirrors[{i}]"),
-                        "expected a name (string)",
-                    )),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Ok((names.len(), Some(names)))
-        }
-        _ => Err(Error::input(
-            file,
-            "mirrors",
-            "expected a count >= 1 or an array of names",
-        )),
-    }
 }
 
 fn read_capacity(v: &Value, k: usize, file: &str) -> Result<Vec<usize>> {

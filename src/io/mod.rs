@@ -2,6 +2,7 @@
 
 pub mod cma_events;
 pub mod cma_file;
+pub mod fields;
 pub mod gen_cma;
 pub mod gen_spd;
 pub mod matrix;

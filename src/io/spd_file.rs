@@ -3,6 +3,7 @@
 //! field and the index.
 
 use crate::error::{Error, Result};
+use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::matrix::{check_latency, read_matrix, Matrix, MatrixSource};
 use crate::model::network::ServerNetwork;
 use crate::model::spd::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
@@ -88,7 +89,7 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         file,
         base_dir: base,
     };
-    let (n, server_names) = read_servers(&raw.servers, file)?;
+    let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
     let network = match (&raw.links, &raw.server_latency) {
         (Some(links), None) => ServerNetwork::new(n, &read_links(links, n, file)?),
         (None, Some(m)) => {
@@ -160,49 +161,6 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         inst.start = Some(start);
     }
     Ok(inst)
-}
-
-fn relabel(e: Error, file: &str) -> Error {
-    match e {
-        Error::Input(mut ie) => {
-            ie.file = file.to_string();
-            Error::Input(ie)
-        }
-        other => other,
-    }
-}
-
-fn read_servers(v: &Value, file: &str) -> Result<(usize, Option<Vec<String>>)> {
-    match v {
-        Value::Number(x) => match x.as_u64() {
-            Some(n) if n >= 1 => Ok((n as usize, None)),
-            _ => Err(Error::input(
-                file,
-                "servers",
-                format!("{x} is not a server count >= 1"),
-            )),
-        },
-        Value::Array(names) if !names.is_empty() => {
-            let names = names
-                .iter()
-                .enumerate()
-                .map(|(i, s)| match s {
-                    Value::String(s) => Ok(s.clone()),
-                    _ => Err(Error::input(
-                        file,
-                        format!("servers[{i}]"),
-                        "expected a name (string)",
-                    )),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Ok((names.len(), Some(names)))
-        }
-        _ => Err(Error::input(
-            file,
-            "servers",
-            "expected a count >= 1 or an array of names",
-        )),
-    }
 }
 
 fn read_links(v: &Value, n: usize, file: &str) -> Result<Vec<(usize, usize, f64)>> {

@@ -41,3 +41,23 @@ pub struct SolveRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
+
+impl SolveRecord {
+    /// A record with no result yet: status `error`, no objective, no metrics.
+    /// Runners fill it in; left as is it is an error row.
+    pub fn unsolved(instance: &str, problem: &str, engine: &str) -> Self {
+        SolveRecord {
+            instance: instance.to_string(),
+            problem: problem.to_string(),
+            engine: engine.to_string(),
+            status: Status::Error,
+            objective: None,
+            bound: None,
+            gap: None,
+            time_ms: 0.0,
+            metrics: Map::new(),
+            solution: None,
+            message: None,
+        }
+    }
+}
