@@ -4,9 +4,6 @@
 //! - `spdvrp2p-h`, `p2p-vr-ls` and `exact` on a paper-size instance (25
 //!   servers, 120 clients, f = 1.3; start `spdp2p-h`), and `exact` for CS.
 
-#[path = "../examples/common/paper_spd.rs"]
-mod paper_spd;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -72,7 +69,7 @@ fn bench_paper_size(c: &mut Criterion) {
         ),
         (CommModel::Cs, "spdcs-h", vec!["chains", "exact"]),
     ] {
-        let inst = paper_spd::paper_spd(4, 25, 120, model, 1.3);
+        let inst = paper_spd(4, model);
         let start = start_for(&inst, Some(start_engine), &opts).expect("start");
         for name in engines {
             let engine = spdvr_engine(name).expect("engine");
@@ -86,3 +83,18 @@ fn bench_paper_size(c: &mut Criterion) {
 
 criterion_group!(benches, bench_chains, bench_paper_size);
 criterion_main!(benches);
+
+/// A seed 001 §IV instance: 25 servers, 120 clients, f = 1.3 (the crate's generator).
+fn paper_spd(
+    seed: u64,
+    model: serverpick::model::spd::CommModel,
+) -> serverpick::model::spd::SpdInstance {
+    let p = serverpick::io::gen_spd::PaperSpdParams {
+        servers: 25,
+        clients: 120,
+        model,
+        bound_factor: 1.3,
+        ..Default::default()
+    };
+    serverpick::io::gen_spd::generate_paper_spd(&p, seed).expect("generated instance")
+}

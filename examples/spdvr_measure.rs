@@ -7,9 +7,6 @@
 //!
 //! `cargo run --release --example spdvr_measure [SEEDS] [TIME_LIMIT_S]`
 
-#[path = "common/paper_spd.rs"]
-mod paper_spd;
-
 use serverpick::engine::spdvr::{run_spdvr, start_for};
 use serverpick::engine::SolveOptions;
 use serverpick::model::spd::CommModel;
@@ -58,7 +55,7 @@ fn main() {
         );
         let mut rows: BTreeMap<&str, Vec<SolveRecord>> = BTreeMap::new();
         for seed in 0..seeds {
-            let inst = paper_spd::paper_spd(seed, 25, 120, model, 1.3);
+            let inst = paper_spd(seed, model);
             let start = start_for(&inst, Some(start_engine), &opts).expect("start");
             for &e in &engines {
                 let r = run_spdvr(e, &inst, &start, &opts).expect("run");
@@ -117,4 +114,19 @@ fn summarise(engines: &[&str], rows: &BTreeMap<&str, Vec<SolveRecord>>) {
             max_t
         );
     }
+}
+
+/// A seed 001 §IV instance: 25 servers, 120 clients, f = 1.3 (the crate's generator).
+fn paper_spd(
+    seed: u64,
+    model: serverpick::model::spd::CommModel,
+) -> serverpick::model::spd::SpdInstance {
+    let p = serverpick::io::gen_spd::PaperSpdParams {
+        servers: 25,
+        clients: 120,
+        model,
+        bound_factor: 1.3,
+        ..Default::default()
+    };
+    serverpick::io::gen_spd::generate_paper_spd(&p, seed).expect("generated instance")
 }
