@@ -121,12 +121,5 @@ fn paper_spd(
     seed: u64,
     model: serverpick::model::spd::CommModel,
 ) -> serverpick::model::spd::SpdInstance {
-    let p = serverpick::io::gen_spd::PaperSpdParams {
-        servers: 25,
-        clients: 120,
-        model,
-        bound_factor: 1.3,
-        ..Default::default()
-    };
-    serverpick::io::gen_spd::generate_paper_spd(&p, seed).expect("generated instance")
+    serverpick::io::gen_spd::paper_size_spd(model, 1.3, seed).expect("generated instance")
 }

@@ -178,16 +178,10 @@ pub fn eval_cma(inst: &crate::model::cma::CmaInstance, solution: &std::path::Pat
         m.threshold, m.under_threshold, m.present
     );
     println!("loads      {:?} (capacities {:?})", m.loads, inst.capacity);
-    if ev.is_feasible() {
-        println!("verdict    feasible");
-        Ok(0)
-    } else {
-        println!("verdict    infeasible");
-        for v in &ev.violations {
-            println!("  - {v}");
-        }
-        Ok(1)
-    }
+    Ok(crate::cli::eval::print_verdict(
+        ev.is_feasible(),
+        &ev.violations,
+    ))
 }
 
 /// The policies `simulate` accepts (for help texts).

@@ -35,17 +35,21 @@ pub fn run_eval(args: &EvalArgs) -> Result<i32> {
                 println!("variation  {:.3} ms", m.variation);
                 println!("relays     {} {:?}", m.relays, m.relay_list);
             }
-            if ev.is_feasible() {
-                println!("verdict    feasible");
-                Ok(0)
-            } else {
-                println!("verdict    infeasible");
-                for v in &ev.violations {
-                    println!("  - {v}");
-                }
-                Ok(1)
-            }
+            Ok(print_verdict(ev.is_feasible(), &ev.violations))
         }
         Instance::Cma(inst) => crate::cli::cma::eval_cma(&inst, &args.solution),
     }
+}
+
+/// Prints the evaluator's verdict; returns the exit code (0 feasible, 1 not).
+pub fn print_verdict(feasible: bool, violations: &[String]) -> i32 {
+    if feasible {
+        println!("verdict    feasible");
+        return 0;
+    }
+    println!("verdict    infeasible");
+    for v in violations {
+        println!("  - {v}");
+    }
+    1
 }

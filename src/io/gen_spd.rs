@@ -121,6 +121,17 @@ fn waxman_links(points: &[(f64, f64)], rng: &mut ChaCha8Rng) -> Vec<(usize, usiz
     links
 }
 
+/// A paper-size instance (25 servers, 120 clients, seed 001 §IV's figures)
+/// with bound factor `f`.
+pub fn paper_size_spd(model: CommModel, f: f64, seed: u64) -> Result<SpdInstance> {
+    let p = PaperSpdParams {
+        model,
+        bound_factor: f,
+        ..PaperSpdParams::default()
+    };
+    generate_paper_spd(&p, seed)
+}
+
 /// One random instance of seed 001's experiment (see the module docs).
 pub fn generate_paper_spd(p: &PaperSpdParams, seed: u64) -> Result<SpdInstance> {
     if p.servers == 0 || p.clients == 0 {
