@@ -3,7 +3,7 @@
 use crate::cli::split_list;
 use crate::error::{Error, Result};
 use crate::io::gen_spd::{
-    generate_from_matrix, generate_paper_spd, read_latency_matrix, MatrixSpdParams, PaperSpdParams,
+    generate_from_matrix, generate_paper_spd, MatrixSpdParams, PaperSpdParams,
 };
 use crate::io::spd_file::{to_file, write_spd_file};
 use crate::model::spd::CommModel;
@@ -92,7 +92,7 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
     let factors: Vec<f64> = parse_list(&args.factor, "factor")?;
     let models = parse_models(&args.model)?;
     let matrix = match &args.from_matrix {
-        Some(p) => Some(read_latency_matrix(p)?),
+        Some(p) => Some(crate::io::matrix::read_measured_matrix(p)?),
         None => None,
     };
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;

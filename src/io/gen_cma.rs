@@ -23,6 +23,7 @@
 //! Everything is seeded (ChaCha8).
 
 use crate::error::{Error, Result};
+use crate::io::matrix::read_measured_matrix;
 use crate::model::cma::{CmaEvent, CmaInstance};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -352,37 +353,6 @@ fn dynamic_events(n: usize, total: usize, rng: &mut ChaCha8Rng) -> Vec<CmaEvent>
     ev
 }
 
-/// Reads a square whitespace-separated matrix (ms), e.g. the PlanetLab data.
-pub fn read_square_matrix(path: &Path) -> Result<Vec<Vec<f64>>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let file = path.display().to_string();
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let row = line
-            .split_whitespace()
-            .enumerate()
-            .map(|(j, c)| match c.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-                _ => Err(Error::input(
-                    &file,
-                    format!("row {i} column {j}"),
-                    format!("'{c}' is not a latency"),
-                )),
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        rows.push(row);
-    }
-    let n = rows.len();
-    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != n) {
-        return Err(Error::input(
-            &file,
-            format!("row {i}"),
-            format!("has {} values, expected {n} (square matrix)", r.len()),
-        ));
-    }
-    Ok(rows)
-}
-
 /// Picks `k` distinct mirror nodes and `n` client nodes (distinct from the
 /// mirrors, and from each other when the pool allows; else with
 /// replacement). Returns (mirrors, clients, with_replacement).
@@ -423,7 +393,8 @@ pub fn generate_cma(cfg: &GenCmaConfig) -> Result<CmaInstance> {
     let k = cfg.mirrors;
     let (delay, origin) = match &cfg.from_matrix {
         Some(path) => {
-            let m = read_square_matrix(path)?;
+            let m = read_measured_matrix(path)?;
+            check_non_negative(&m, path)?;
             let (mirrors, clients, rep) = pick_nodes(m.len(), k, n, &mut rng)?;
             let delay: Vec<f64> = clients
                 .iter()
@@ -486,4 +457,19 @@ pub fn generate_cma(cfg: &GenCmaConfig) -> Result<CmaInstance> {
         cfg.seed
     ));
     Ok(inst)
+}
+
+/// Delays are used as they are, so a measured matrix must not hold negative
+/// values (some datasets mark missing pairs that way).
+fn check_non_negative(m: &[Vec<f64>], path: &Path) -> Result<()> {
+    for (i, row) in m.iter().enumerate() {
+        if let Some(j) = row.iter().position(|&v| v < 0.0) {
+            return Err(Error::input(
+                path.display().to_string(),
+                format!("line {} column {}", i + 1, j + 1),
+                format!("{} is not a latency >= 0", row[j]),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -29,7 +29,6 @@ use crate::model::spd::{BoundSpec, CommModel, SpdInstance};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::Path;
 
 /// Parameters of the paper's random experiment.
 #[derive(Debug, Clone)]
@@ -207,43 +206,6 @@ fn build(
         p.model, p.servers, p.clients, p.bound_factor
     );
     SpdInstance::new(name, p.model, net, &access, bound)
-}
-
-/// A measured RTT matrix: whitespace- or comma-separated rows.
-pub fn read_latency_matrix(path: &Path) -> Result<Vec<Vec<f64>>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let file = path.display().to_string();
-    let mut rows = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let row = line
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|t| !t.is_empty())
-            .enumerate()
-            .map(|(j, t)| {
-                t.parse::<f64>().map_err(|_| {
-                    Error::input(
-                        &file,
-                        format!("line {} column {}", i + 1, j + 1),
-                        format!("'{t}' is not a number"),
-                    )
-                })
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        rows.push(row);
-    }
-    let n = rows.len();
-    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != n) {
-        return Err(Error::input(
-            &file,
-            format!("line {}", i + 1),
-            format!("has {} values, expected {n} (a square matrix)", r.len()),
-        ));
-    }
-    Ok(rows)
 }
 
 /// Parameters for [`generate_from_matrix`].

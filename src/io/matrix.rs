@@ -135,3 +135,63 @@ pub fn write_csv(path: &Path, rows: &[Vec<Option<f64>>]) -> Result<()> {
     }
     std::fs::write(path, out).map_err(|e| Error::io(path, e))
 }
+
+/// Reads a measured latency matrix such as the PlanetLab or Seattle data:
+/// rows of whitespace- or comma-separated finite numbers, square. Values are
+/// returned as measured (callers decide what a non-positive value means).
+pub fn read_measured_matrix(path: &Path) -> Result<Vec<Vec<f64>>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let file = path.display().to_string();
+    let mut rows = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let row = line
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+            .enumerate()
+            .map(|(j, t)| match t.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(Error::input(
+                    &file,
+                    format!("line {} column {}", i + 1, j + 1),
+                    format!("'{t}' is not a finite number"),
+                )),
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        rows.push(row);
+    }
+    let n = rows.len();
+    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != n) {
+        return Err(Error::input(
+            &file,
+            format!("line {}", i + 1),
+            format!("has {} values, expected {n} (a square matrix)", r.len()),
+        ));
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_matrices_are_square_finite_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.txt");
+        std::fs::write(&p, "0\t1.5\n1.5 0\n").unwrap();
+        assert_eq!(
+            read_measured_matrix(&p).unwrap(),
+            vec![vec![0.0, 1.5], vec![1.5, 0.0]]
+        );
+        std::fs::write(&p, "0,1\n1,NaN\n").unwrap();
+        let e = read_measured_matrix(&p).unwrap_err().to_string();
+        assert!(e.contains("line 2 column 2"), "{e}");
+        std::fs::write(&p, "0 1 2\n1 0\n").unwrap();
+        let e = read_measured_matrix(&p).unwrap_err().to_string();
+        assert!(e.contains("line 1") && e.contains("square"), "{e}");
+    }
+}
