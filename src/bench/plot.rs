@@ -300,3 +300,36 @@ fn size_series(engines: &[(&str, Vec<&BenchRow>)]) -> Vec<Series> {
         })
         .collect()
 }
+
+/// Appends a Markdown table with one row per series and one column per
+/// distinct x (ascending): the numbers behind a chart. `corner` heads the
+/// label column; `x_label` names each x column; missing points show `–`.
+pub fn series_table(
+    md: &mut String,
+    corner: &str,
+    x_label: impl Fn(f64) -> String,
+    series: &[Series],
+) {
+    use std::fmt::Write;
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let head: Vec<String> = xs.iter().map(|&x| x_label(x)).collect();
+    let _ = writeln!(md, "\n| {corner} | {} |", head.join(" | "));
+    let _ = writeln!(md, "|---|{}", "---:|".repeat(xs.len()));
+    for s in series {
+        let cells: Vec<String> = xs
+            .iter()
+            .map(|x| {
+                s.points
+                    .iter()
+                    .find(|p| p.0 == *x)
+                    .map_or_else(|| "–".into(), |p| format!("{:.3}", p.1))
+            })
+            .collect();
+        let _ = writeln!(md, "| {} | {} |", s.label, cells.join(" | "));
+    }
+}

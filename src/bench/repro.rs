@@ -12,7 +12,7 @@
 //!   f = 1.3 (Figs. 7–9), runtime per algorithm.
 //! - [`repro_cma`]: seed 002 §4 Figs. 4–8, in [`crate::bench::repro_cma`].
 
-use crate::bench::plot::{draw_chart, ChartSpec, Series, Style};
+use crate::bench::plot::{draw_chart, series_table, ChartSpec, Series, Style};
 use crate::bench::row::BenchRow;
 use crate::bench::runner::{run_bench, BenchConfig, BenchOutcome};
 use crate::bench::summary::median;
@@ -287,34 +287,13 @@ fn spec(model: &str, what: &str, x: &str, y: &str, log_y: bool) -> ChartSpec {
 }
 
 fn table(md: &mut String, title: &str, x_desc: &str, series: &[Series]) {
-    let mut xs: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0))
-        .collect();
-    xs.sort_by(f64::total_cmp);
-    xs.dedup();
-    let _ = writeln!(
+    let _ = writeln!(md, "\n## {title}");
+    series_table(
         md,
-        "\n## {title}\n\n| engine \\ {x_desc} | {} |",
-        xs.iter()
-            .map(|x| format!("{x}"))
-            .collect::<Vec<_>>()
-            .join(" | ")
+        &format!("engine \\ {x_desc}"),
+        |x| format!("{x}"),
+        series,
     );
-    let _ = writeln!(md, "|---|{}", "---:|".repeat(xs.len()));
-    for s in series {
-        let cells: Vec<String> = xs
-            .iter()
-            .map(|x| {
-                s.points
-                    .iter()
-                    .find(|p| p.0 == *x)
-                    .map(|p| format!("{:.3}", p.1))
-                    .unwrap_or_else(|| "–".into())
-            })
-            .collect();
-        let _ = writeln!(md, "| {} | {} |", s.label, cells.join(" | "));
-    }
 }
 
 /// Seed 002 §4 Figs. 4–8 (CMA): see [`crate::bench::repro_cma`].

@@ -12,7 +12,7 @@
 //! read the full records.
 
 use crate::bench::export::write_atomic;
-use crate::bench::plot::{draw_chart, ChartSpec, Series, Style};
+use crate::bench::plot::{draw_chart, series_table, ChartSpec, Series, Style};
 use crate::bench::repro_cma::{CmaGrid, ScenarioRun};
 use crate::bench::repro_cma_findings::{findings_md, PAPER_FIG8};
 use crate::bench::row::BenchRow;
@@ -294,27 +294,7 @@ fn runtime_figure(
 
 /// A series × x table over every distinct x.
 fn checkpoint_free_table(md: &mut String, series: &[Series]) {
-    let mut xs: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0))
-        .collect();
-    xs.sort_by(f64::total_cmp);
-    xs.dedup();
-    let head: Vec<String> = xs.iter().map(|x| format!("{x} mirrors")).collect();
-    let _ = writeln!(md, "\n| series | {} |", head.join(" | "));
-    let _ = writeln!(md, "|---|{}", "---:|".repeat(xs.len()));
-    for s in series {
-        let cells: Vec<String> = xs
-            .iter()
-            .map(|x| {
-                s.points
-                    .iter()
-                    .find(|p| p.0 == *x)
-                    .map_or_else(|| "–".into(), |p| format!("{:.3}", p.1))
-            })
-            .collect();
-        let _ = writeln!(md, "| {} | {} |", s.label, cells.join(" | "));
-    }
+    series_table(md, "series", |x| format!("{x} mirrors"), series);
 }
 
 /// The static instances' benchmark rows.
