@@ -224,3 +224,35 @@ impl SpdInstance {
         best
     }
 }
+
+/// Seed 001 Fig. 1 with Table I's access latencies (clients a..e × servers
+/// A..E) and the server distances the paper's text and Tables IV–V imply:
+/// d(A,B) = 9, d(B,C) = 8, d(B,D) = 12, d(C,D) = 10 (so d(A,C) = 17,
+/// d(A,D) = 21); E hangs off D (15). The same data as
+/// `instances/spd-fig1-*.json`. A test fixture.
+#[cfg(test)]
+pub(crate) fn seed001_fig1(model: CommModel, mu: f64) -> SpdInstance {
+    let links = [
+        (0, 1, 9.0),
+        (1, 2, 8.0),
+        (1, 3, 12.0),
+        (2, 3, 10.0),
+        (3, 4, 15.0),
+    ];
+    let net = ServerNetwork::new(5, &links);
+    let table1 = [
+        [41., 55., 39., 70., 65.],
+        [52., 32., 43., 25., 48.],
+        [51., 37., 32., 72., 48.],
+        [52., 64., 60., 39., 48.],
+        [68., 37., 56., 55., 63.],
+    ];
+    let access: Vec<Vec<Option<f64>>> = table1
+        .iter()
+        .map(|r| r.iter().map(|&x| Some(x)).collect())
+        .collect();
+    match SpdInstance::new("fig1", model, net, &access, BoundSpec::Absolute(mu)) {
+        Ok(inst) => inst,
+        Err(e) => panic!("the fixture is valid: {e}"),
+    }
+}

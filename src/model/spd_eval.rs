@@ -265,31 +265,12 @@ fn p2p_metrics(inst: &SpdInstance, sol: &SpdSolution) -> SpdMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::network::ServerNetwork;
-    use crate::model::spd::BoundSpec;
-
-    /// Seed 001 Fig. 1 / Table I: servers A..E, clients a..e. The links of
-    /// Fig. 1 are not in the text; only the distances the text quotes are used
-    /// here (d(A,B) = 9 from Fig. 2's example; d(A,D)=21, d(B,D)=12, d(C,D)=10
-    /// from §III-B).
-    fn fig1(model: CommModel) -> SpdInstance {
-        let links = [(0, 1, 9.0), (1, 3, 12.0), (2, 3, 10.0), (3, 4, 15.0)];
-        let net = ServerNetwork::new(5, &links);
-        let t = |r: [f64; 5]| r.iter().map(|&x| Some(x)).collect::<Vec<_>>();
-        let access = vec![
-            t([41., 55., 39., 70., 65.]),
-            t([52., 32., 43., 25., 48.]),
-            t([51., 37., 32., 72., 48.]),
-            t([52., 64., 60., 39., 48.]),
-            t([68., 37., 56., 55., 63.]),
-        ];
-        SpdInstance::new("fig1", model, net, &access, BoundSpec::Absolute(110.0)).unwrap()
-    }
+    use crate::model::spd::seed001_fig1 as fig1;
 
     #[test]
     fn cs_example_of_fig2() {
         // Fig. 2: root B; a→B (55) gives 2·55 = 110 directly.
-        let inst = fig1(CommModel::Cs);
+        let inst = fig1(CommModel::Cs, 110.0);
         let sol = SpdSolution {
             root: Some(1),
             assign: vec![1, 3, 1, 3, 1],
@@ -305,7 +286,7 @@ mod tests {
 
     #[test]
     fn p2p_single_host_counts_distinct_pairs_only() {
-        let inst = fig1(CommModel::P2p);
+        let inst = fig1(CommModel::P2p, 110.0);
         let sol = SpdSolution {
             root: None,
             assign: vec![1, 1, 1, 1, 1],
@@ -319,7 +300,7 @@ mod tests {
 
     #[test]
     fn p2p_pairs_match_brute_force() {
-        let inst = fig1(CommModel::P2p);
+        let inst = fig1(CommModel::P2p, 110.0);
         let sol = SpdSolution {
             root: None,
             assign: vec![0, 3, 2, 3, 4],
@@ -344,7 +325,7 @@ mod tests {
 
     #[test]
     fn structural_errors_are_reported_not_panics() {
-        let inst = fig1(CommModel::Cs);
+        let inst = fig1(CommModel::Cs, 110.0);
         let bad = SpdSolution {
             root: None,
             assign: vec![9, 0, 0, 0, 0],

@@ -389,29 +389,9 @@ impl<'a> MoveGraph<'a> {
         u
     }
 
-    fn rescan(&mut self, u: usize, v: usize, grow: bool) {
-        let p = u * self.k + v;
-        if self.members[u].len() <= SMALL {
-            let entries: Vec<Entry> = self.members[u]
-                .iter()
-                .map(|&c| {
-                    let row = self.inst.row(c as usize);
-                    Entry {
-                        key: row[v] - row[u],
-                        client: c,
-                        stamp: self.stamp[c as usize],
-                    }
-                })
-                .collect();
-            self.pairs[p] = PairHeap::small_from(entries, self.pairs[p].budget);
-            return;
-        }
-        let budget = if grow {
-            self.pairs[p].budget.saturating_mul(4)
-        } else {
-            self.pairs[p].budget
-        };
-        let mut keys: Vec<Entry> = self.members[u]
+    /// Every client of mirror `u` as a candidate move to `v`.
+    fn pair_entries(&self, u: usize, v: usize) -> Vec<Entry> {
+        self.members[u]
             .iter()
             .map(|&c| {
                 let row = self.inst.row(c as usize);
@@ -421,7 +401,22 @@ impl<'a> MoveGraph<'a> {
                     stamp: self.stamp[c as usize],
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    fn rescan(&mut self, u: usize, v: usize, grow: bool) {
+        let p = u * self.k + v;
+        if self.members[u].len() <= SMALL {
+            let entries: Vec<Entry> = self.pair_entries(u, v);
+            self.pairs[p] = PairHeap::small_from(entries, self.pairs[p].budget);
+            return;
+        }
+        let budget = if grow {
+            self.pairs[p].budget.saturating_mul(4)
+        } else {
+            self.pairs[p].budget
+        };
+        let mut keys: Vec<Entry> = self.pair_entries(u, v);
         let tau = if keys.len() <= budget {
             f64::INFINITY
         } else {

@@ -143,31 +143,9 @@ impl SpdvrEngine for Spdvrp2pH {
 mod tests {
     use super::*;
     use crate::model::network::ServerNetwork;
+    pub(crate) use crate::model::spd::seed001_fig1 as fig1;
     use crate::model::spd::BoundSpec;
     use crate::model::spd_eval::evaluate_spd;
-
-    /// Seed 001 Fig. 1 / Table I with the server distances that Tables IV and
-    /// V imply: d(A,B) = 9, d(B,C) = 8, d(B,D) = 12, d(C,D) = 10 (so d(A,C) =
-    /// 17, d(A,D) = 21); E (unused by the start) hangs off D.
-    pub(crate) fn fig1(model: CommModel, mu: f64) -> SpdInstance {
-        let links = [
-            (0, 1, 9.0),
-            (1, 2, 8.0),
-            (1, 3, 12.0),
-            (2, 3, 10.0),
-            (3, 4, 15.0),
-        ];
-        let net = ServerNetwork::new(5, &links);
-        let t = |r: [f64; 5]| r.iter().map(|&x| Some(x)).collect::<Vec<_>>();
-        let access = vec![
-            t([41., 55., 39., 70., 65.]),
-            t([52., 32., 43., 25., 48.]),
-            t([51., 37., 32., 72., 48.]),
-            t([52., 64., 60., 39., 48.]),
-            t([68., 37., 56., 55., 63.]),
-        ];
-        SpdInstance::new("fig1", model, net, &access, BoundSpec::Absolute(mu)).unwrap()
-    }
 
     /// Fig. 3's assignment: a→A, b→D, c→B, d→D, e→C.
     const FIG3: [usize; 5] = [0, 3, 1, 3, 2];
