@@ -7,145 +7,42 @@
 //! capacity and `t → j` while `j` has clients (both cost 0). An assignment is
 //! optimal for its clients iff this residual graph has no negative cycle.
 //!
-//! A pair whose source mirror has few clients (`<= 48`) keeps only its
-//! least move and rescans the mirror when that client has left. Otherwise
-//! each mirror pair keeps a binary min-heap of candidate moves with lazy
-//! deletion (an entry carries the client's move stamp, so a client that left
-//! is skipped when it surfaces). A pair's heap need not hold every client of
-//! `u`: it holds every client whose key is `<= τ(u,v)`, so its valid top is the
-//! true minimum whenever that top is `<= τ`; otherwise the pair is rescanned
-//! from `u`'s member list with a doubled budget. With `n` clients and `k`
-//! mirrors this needs `O(k² B + n)` memory instead of `O(nk)`.
+//! The cheapest move per pair is cached in a dense `k × k` row-major array
+//! (`arc`), exact unless its source row is marked stale. A row is kept in
+//! one of two modes:
+//! - **scan mode** (its mirror holds at most `SMALL = 48` clients, the
+//!   usual case in the dynamic scenarios): adding a client takes an
+//!   element-wise minimum with its `k` keys (`O(k)`), removing one marks the
+//!   row stale only when it was one of the row's least moves (`O(k)`), and a
+//!   stale row is rebuilt from the mirror's members when read
+//!   (`O(|u|·k)`, packed minima). The client of a move is found by scanning
+//!   the members (`O(|u|)`).
+//! - **heap mode** (crowded mirrors, e.g. `exact-flow` on 100,000 clients):
+//!   each pair keeps a binary min-heap of candidate moves with lazy deletion
+//!   and a budget `B` ([`pair::Heap`]), so memory is `O(k² B + n)` instead of
+//!   `O(nk)` and a client costs `O(k log B)` to add.
 //!
 //! Chains are shortest paths found by Dijkstra on the `k + 1` nodes with
 //! reduced costs `c(u,v) + π_u − π_v >= 0` (node potentials `π`, kept valid
 //! across events; empty mirrors are normalised to `π_t`). One search is
-//! `O(k²)` plus the heap work of refreshing the rows it reads; adding a client
-//! costs `O(k log B)`, removing one `O(1)`.
+//! `O(k²)` plus the refreshes of the stale rows it reads, and allocates
+//! nothing (its buffers are reused).
 
 use crate::error::{Error, Result};
 use crate::model::cma::CmaInstance;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use pair::{Entry, Heap};
 
+mod pair;
 mod search;
 
 const NONE: u32 = u32::MAX;
 const INITIAL_BUDGET: usize = 128;
-/// Pairs whose source mirror has at most this many clients use small mode.
+/// A row switches to heap mode when its mirror holds more clients than this
+/// at a refresh, and back to scan mode at half of it.
 const SMALL: usize = 48;
 
-/// A candidate move of `client` (with `stamp`) along a pair, key `d(i,v) − d(i,u)`.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    key: f64,
-    client: u32,
-    stamp: u32,
-}
-
-impl Entry {
-    fn order(&self, other: &Self) -> Ordering {
-        self.key
-            .total_cmp(&other.key)
-            .then(self.client.cmp(&other.client))
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.order(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl Ord for Entry {
-    /// Reversed: `BinaryHeap<Entry>` pops the least (key, client) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.order(self)
-    }
-}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-#[derive(Debug, Clone)]
-struct PairHeap {
-    heap: BinaryHeap<Entry>,
-    /// Every member with key `<= tau` is in `heap`; `INFINITY` = complete.
-    tau: f64,
-    budget: usize,
-    /// Small mode (few clients on `u`): no heap, the `FEW` least entries,
-    /// sorted, in `few[..len]`; every member with key `< tau` is among them.
-    small: bool,
-    few: [Entry; FEW],
-    len: u8,
-}
-
-/// Entries kept per pair in small mode.
-const FEW: usize = 4;
-const NO_ENTRY: Entry = Entry {
-    key: f64::INFINITY,
-    client: NONE,
-    stamp: 0,
-};
-
-impl PairHeap {
-    fn empty() -> Self {
-        PairHeap {
-            heap: BinaryHeap::new(),
-            tau: f64::INFINITY,
-            budget: INITIAL_BUDGET,
-            small: true,
-            few: [NO_ENTRY; FEW],
-            len: 0,
-        }
-    }
-
-    /// Small mode from every member's entry.
-    fn small_from(mut entries: Vec<Entry>, budget: usize) -> Self {
-        let mut pair = PairHeap {
-            budget,
-            ..PairHeap::empty()
-        };
-        if entries.len() > FEW {
-            entries.select_nth_unstable_by(FEW, Entry::order);
-            pair.tau = entries[FEW].key;
-            entries.truncate(FEW);
-        }
-        entries.sort_unstable_by(Entry::order);
-        pair.len = entries.len() as u8;
-        pair.few[..entries.len()].copy_from_slice(&entries);
-        pair
-    }
-
-    /// Small mode: keeps `e` if it may be among the `FEW` least.
-    fn few_insert(&mut self, e: Entry) {
-        if e.key >= self.tau {
-            return;
-        }
-        let n = self.len as usize;
-        let mut pos = n;
-        while pos > 0 && e.order(&self.few[pos - 1]) == Ordering::Less {
-            pos -= 1;
-        }
-        if n == FEW {
-            if pos == FEW {
-                self.tau = self.tau.min(e.key);
-                return;
-            }
-            self.tau = self.tau.min(self.few[FEW - 1].key);
-            self.few.copy_within(pos..FEW - 1, pos + 1);
-        } else {
-            self.few.copy_within(pos..n, pos + 1);
-            self.len += 1;
-        }
-        self.few[pos] = e;
-    }
-}
-
 /// Result of one shortest-chain search.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Search {
     /// Reduced distance per node (`k` = the sink).
     pub dist: Vec<f64>,
@@ -155,7 +52,7 @@ pub struct Search {
     pub reached: bool,
 }
 
-/// Clients on mirrors with per-pair cheapest-move heaps and node potentials.
+/// Clients on mirrors with cached cheapest moves and node potentials.
 #[derive(Debug, Clone)]
 pub struct MoveGraph<'a> {
     inst: &'a CmaInstance,
@@ -166,13 +63,27 @@ pub struct MoveGraph<'a> {
     stamp: Vec<u32>,
     pos: Vec<u32>,
     members: Vec<Vec<u32>>,
-    pairs: Vec<PairHeap>,
+    /// Per row `u`: its `k` pair heaps in heap mode, `None` in scan mode.
+    heaps: Vec<Option<Vec<Heap>>>,
+    /// Cached least move per pair (`INFINITY` = none), exact unless the
+    /// row is `dirty`.
     arc: Vec<f64>,
+    /// Per pair: 0, or `INFINITY` for `v = u` and mirrors without capacity
+    /// (added to a key, it keeps those arcs absent).
+    mask: Vec<f64>,
     dirty: Vec<bool>,
     /// Node potentials; index `k` is the sink `t`.
     pot: Vec<f64>,
+    scratch: Scratch,
     /// Client moves performed so far (transfers).
     pub moves: usize,
+}
+
+/// Reused buffers of the chain searches (no allocation per event).
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    search: Search,
+    open: Vec<f64>,
 }
 
 impl<'a> MoveGraph<'a> {
@@ -185,6 +96,16 @@ impl<'a> MoveGraph<'a> {
     /// per mirror; used to solve scaled samples).
     pub fn with_capacities(inst: &'a CmaInstance, cap: Vec<usize>) -> Self {
         let (n, k) = (inst.clients(), inst.mirrors());
+        let mask = (0..k * k)
+            .map(|p| {
+                let (u, v) = (p / k, p % k);
+                if u == v || cap[v] == 0 {
+                    f64::INFINITY
+                } else {
+                    0.0
+                }
+            })
+            .collect();
         MoveGraph {
             inst,
             k,
@@ -194,17 +115,20 @@ impl<'a> MoveGraph<'a> {
             stamp: vec![0; n],
             pos: vec![0; n],
             members: vec![Vec::new(); k],
-            pairs: vec![PairHeap::empty(); k * k],
+            heaps: vec![None; k],
             arc: vec![f64::INFINITY; k * k],
+            mask,
             dirty: vec![false; k],
             pot: vec![0.0; k + 1],
+            scratch: Scratch::default(),
             moves: 0,
         }
     }
 
-    /// Places `(client, mirror)` pairs without maintaining the heaps, then
-    /// builds every pair heap in one row-ordered pass, `O(nk)`. Capacities are
-    /// not checked here. Potentials are left unchanged.
+    /// Places `(client, mirror)` pairs without maintaining the cached moves,
+    /// then builds the heaps of every crowded row in one row-ordered pass,
+    /// `O(nk)`. Capacities are not checked here. Potentials are left
+    /// unchanged.
     pub fn bulk_place(&mut self, placements: impl Iterator<Item = (usize, usize)>) {
         for (i, j) in placements {
             self.assign[i] = j as u32;
@@ -212,20 +136,23 @@ impl<'a> MoveGraph<'a> {
             self.members[j].push(i as u32);
         }
         self.build_heaps();
+        self.dirty.iter_mut().for_each(|d| *d = true);
     }
 
-    /// Builds every pair heap in one row-ordered pass. Pair `(u, v)` keeps
-    /// the `B = 128` cheapest moves, collected in a buffer that is cut back to
-    /// its `B` smallest by selection whenever it doubles: `O(nk)` amortised.
-    /// (Larger budgets for overloaded mirrors were measured slower: bigger
-    /// heaps cost more than the rescans they save.)
+    /// Builds the pair heaps of every row whose mirror holds more than
+    /// `SMALL` clients (the others are scanned on demand). Pair `(u, v)`
+    /// keeps the `B = 128` cheapest moves, collected in a buffer that is cut
+    /// back to its `B` smallest by selection whenever it doubles: `O(nk)`
+    /// amortised. (Larger budgets for overloaded mirrors were measured
+    /// slower: bigger heaps cost more than the rescans they save.)
     fn build_heaps(&mut self) {
         let k = self.k;
-        let budget = vec![INITIAL_BUDGET; k];
+        let budget = INITIAL_BUDGET;
+        let crowded: Vec<bool> = self.members.iter().map(|m| m.len() > SMALL).collect();
         let mut buf: Vec<Vec<Entry>> = (0..k * k).map(|_| Vec::new()).collect();
         let mut cut = vec![f64::INFINITY; k * k];
         for (i, &a) in self.assign.iter().enumerate() {
-            if a == NONE {
+            if a == NONE || !crowded[a as usize] {
                 continue;
             }
             let u = a as usize;
@@ -243,32 +170,35 @@ impl<'a> MoveGraph<'a> {
                     client: i as u32,
                     stamp: self.stamp[i],
                 });
-                if b.len() >= 2 * budget[u] {
-                    b.select_nth_unstable_by(budget[u] - 1, Entry::order);
-                    b.truncate(budget[u]);
-                    cut[p] = b[budget[u] - 1].key;
+                if b.len() >= 2 * budget {
+                    b.select_nth_unstable_by(budget - 1, Entry::order);
+                    b.truncate(budget);
+                    cut[p] = b[budget - 1].key;
                 }
             }
         }
-        for (p, entries) in buf.into_iter().enumerate() {
-            if self.members[p / k].len() <= SMALL {
-                self.pairs[p] = PairHeap::small_from(entries, budget[p / k]);
+        let mut buf = buf.into_iter();
+        for (u, &crowded) in crowded.iter().enumerate() {
+            let row: Vec<Vec<Entry>> = buf.by_ref().take(k).collect();
+            if !crowded {
+                self.heaps[u] = None;
                 continue;
             }
-            self.pairs[p] = PairHeap {
-                small: false,
-                few: [NO_ENTRY; FEW],
-                len: 0,
-                heap: BinaryHeap::from(entries),
-                tau: if cut[p].is_finite() {
-                    prev_float(cut[p])
-                } else {
-                    f64::INFINITY
-                },
-                budget: budget[p / k],
-            };
+            let heaps = row
+                .into_iter()
+                .enumerate()
+                .map(|(v, entries)| Heap {
+                    heap: entries.into(),
+                    tau: if cut[u * k + v].is_finite() {
+                        prev_float(cut[u * k + v])
+                    } else {
+                        f64::INFINITY
+                    },
+                    budget,
+                })
+                .collect();
+            self.heaps[u] = Some(heaps);
         }
-        self.dirty.iter_mut().for_each(|d| *d = true);
     }
 
     /// The instance.
@@ -334,47 +264,49 @@ impl<'a> MoveGraph<'a> {
             .collect()
     }
 
-    /// Puts absent client `i` on mirror `u`, `O(k log B)`.
+    /// Puts absent client `i` on mirror `u`: `O(k)` in scan mode (the cached
+    /// row takes an element-wise minimum), `O(k log B)` in heap mode.
     pub fn add(&mut self, i: usize, u: usize) {
         self.assign[i] = u as u32;
         self.stamp[i] = self.stamp[i].wrapping_add(1);
         self.pos[i] = self.members[u].len() as u32;
         self.members[u].push(i as u32);
+        let k = self.k;
         let row = self.inst.row(i);
         let du = row[u];
-        let k = self.k;
-        let n_u = self.members[u].len();
-        for idx in 0..self.active.len() {
-            let v = self.active[idx];
-            if v == u {
-                continue;
+        if !self.dirty[u] {
+            let arc = &mut self.arc[u * k..(u + 1) * k];
+            let mask = &self.mask[u * k..(u + 1) * k];
+            for ((a, &d), &m) in arc.iter_mut().zip(row).zip(mask) {
+                *a = min_of(*a, d - du + m);
             }
+        }
+        let Some(heaps) = self.heaps[u].as_mut() else {
+            return;
+        };
+        let mut grown = None;
+        for &v in &self.active {
             let key = row[v] - du;
-            let p = u * k + v;
-            let pair = &mut self.pairs[p];
-            if pair.small {
-                pair.few_insert(Entry {
+            let h = &mut heaps[v];
+            if v != u && key <= h.tau {
+                h.heap.push(Entry {
                     key,
                     client: i as u32,
                     stamp: self.stamp[i],
                 });
-            } else if key <= pair.tau {
-                pair.heap.push(Entry {
-                    key,
-                    client: i as u32,
-                    stamp: self.stamp[i],
-                });
-                if pair.heap.len() > 2 * n_u + 64 {
-                    self.rescan(u, v, false);
+                if h.heap.len() > 2 * self.members[u].len() + 64 {
+                    grown = Some(v);
                 }
             }
-            if !self.dirty[u] && key < self.arc[p] {
-                self.arc[p] = key;
-            }
+        }
+        if let Some(v) = grown {
+            self.rescan_heap(u, v, false);
         }
     }
 
-    /// Removes present client `i` (lazily from the heaps), `O(1)`.
+    /// Removes present client `i` (lazily from heaps), `O(k)`: the cached
+    /// row goes stale only when `i` was one of its least moves. Returns
+    /// `i`'s mirror.
     pub fn remove(&mut self, i: usize) -> usize {
         let u = self.assign[i] as usize;
         let p = self.pos[i] as usize;
@@ -385,99 +317,131 @@ impl<'a> MoveGraph<'a> {
         }
         self.assign[i] = NONE;
         self.stamp[i] = self.stamp[i].wrapping_add(1);
-        self.dirty[u] = true;
+        if !self.dirty[u] {
+            let k = self.k;
+            let row = self.inst.row(i);
+            let du = row[u];
+            let arc = &self.arc[u * k..(u + 1) * k];
+            let mask = &self.mask[u * k..(u + 1) * k];
+            let least = arc
+                .iter()
+                .zip(row)
+                .zip(mask)
+                .fold(false, |hit, ((&a, &d), &m)| hit | (d - du + m <= a));
+            self.dirty[u] = least;
+        }
         u
     }
 
-    /// Every client of mirror `u` as a candidate move to `v`.
-    fn pair_entries(&self, u: usize, v: usize) -> Vec<Entry> {
-        self.members[u]
+    /// Rebuilds pair `(u, v)`'s heap from `u`'s members with its budget
+    /// (`grow`: four times it).
+    fn rescan_heap(&mut self, u: usize, v: usize, grow: bool) {
+        let inst = self.inst;
+        let entries: Vec<Entry> = self.members[u]
             .iter()
             .map(|&c| {
-                let row = self.inst.row(c as usize);
+                let r = inst.row(c as usize);
                 Entry {
-                    key: row[v] - row[u],
+                    key: r[v] - r[u],
                     client: c,
                     stamp: self.stamp[c as usize],
                 }
             })
-            .collect()
+            .collect();
+        let Some(h) = self.heaps[u].as_mut().map(|hs| &mut hs[v]) else {
+            return;
+        };
+        let budget = if grow {
+            h.budget.saturating_mul(4)
+        } else {
+            h.budget
+        };
+        *h = Heap::from_entries(entries, budget);
     }
 
-    fn rescan(&mut self, u: usize, v: usize, grow: bool) {
-        let p = u * self.k + v;
-        if self.members[u].len() <= SMALL {
-            let entries: Vec<Entry> = self.pair_entries(u, v);
-            self.pairs[p] = PairHeap::small_from(entries, self.pairs[p].budget);
-            return;
+    /// The least move `u → v` and its client in scan mode: `O(|u|)`.
+    fn scan_pair(&self, u: usize, v: usize) -> Option<(f64, usize)> {
+        let m = self.mask[u * self.k + v];
+        let mut best: Option<(f64, usize)> = None;
+        for &c in &self.members[u] {
+            let r = self.inst.row(c as usize);
+            let key = r[v] - r[u] + m;
+            let c = c as usize;
+            if key < f64::INFINITY && best.is_none_or(|(b, bc)| key < b || (key == b && c < bc)) {
+                best = Some((key, c));
+            }
         }
-        let budget = if grow {
-            self.pairs[p].budget.saturating_mul(4)
-        } else {
-            self.pairs[p].budget
-        };
-        let mut keys: Vec<Entry> = self.pair_entries(u, v);
-        let tau = if keys.len() <= budget {
-            f64::INFINITY
-        } else {
-            keys.select_nth_unstable_by(budget - 1, Entry::order);
-            let tau = keys[budget - 1].key;
-            keys.retain(|e| e.key <= tau);
-            tau
-        };
-        self.pairs[p] = PairHeap {
-            heap: BinaryHeap::from(keys),
-            tau,
-            budget,
-            small: false,
-            few: [NO_ENTRY; FEW],
-            len: 0,
-        };
+        best
     }
 
     /// The cheapest move from `u` to `v`: `(d(i,v) − d(i,u), i)`.
     pub fn peek(&mut self, u: usize, v: usize) -> Option<(f64, usize)> {
-        let p = u * self.k + v;
+        if u == v || self.cap[v] == 0 {
+            return None;
+        }
         loop {
-            let pair = &mut self.pairs[p];
-            if pair.small {
-                while pair.len > 0 && self.stamp[pair.few[0].client as usize] != pair.few[0].stamp {
-                    let n = pair.len as usize;
-                    pair.few.copy_within(1..n, 0);
-                    pair.len -= 1;
-                }
-                if pair.len > 0 && pair.few[0].key <= pair.tau {
-                    return Some((pair.few[0].key, pair.few[0].client as usize));
-                }
-                if pair.len == 0 && pair.tau == f64::INFINITY {
-                    return None;
-                }
-                self.rescan(u, v, false);
-                continue;
-            }
-            match pair.heap.peek() {
-                None if pair.tau == f64::INFINITY => return None,
-                None => self.rescan(u, v, true),
+            let Some(h) = self.heaps[u].as_mut().map(|hs| &mut hs[v]) else {
+                return self.scan_pair(u, v);
+            };
+            match h.heap.peek() {
+                None if h.tau == f64::INFINITY => return None,
+                None => self.rescan_heap(u, v, true),
                 Some(e) if self.stamp[e.client as usize] != e.stamp => {
-                    pair.heap.pop();
+                    h.heap.pop();
                 }
-                Some(e) if e.key <= pair.tau => return Some((e.key, e.client as usize)),
-                Some(_) => self.rescan(u, v, true),
+                Some(e) if e.key <= h.tau => return Some((e.key, e.client as usize)),
+                Some(_) => self.rescan_heap(u, v, true),
             }
         }
     }
 
+    /// Brings `u`'s cached row up to date: from its heaps in heap mode,
+    /// else by scanning its members (`O(|u|·k)`, element-wise minima).
+    /// Switches the row's mode when its mirror has grown past `SMALL`
+    /// clients or shrunk to half of that.
     fn refresh_row(&mut self, u: usize) {
         if !self.dirty[u] {
             return;
         }
-        for idx in 0..self.active.len() {
-            let v = self.active[idx];
-            if v != u {
-                self.arc[u * self.k + v] = self.peek(u, v).map_or(f64::INFINITY, |(c, _)| c);
+        let (k, n_u) = (self.k, self.members[u].len());
+        match &self.heaps[u] {
+            Some(_) if n_u <= SMALL / 2 => self.heaps[u] = None,
+            None if n_u > SMALL => self.enter_heap_mode(u),
+            _ => {}
+        }
+        if self.heaps[u].is_some() {
+            for v in 0..k {
+                self.arc[u * k + v] = self.peek(u, v).map_or(f64::INFINITY, |(c, _)| c);
+            }
+        } else {
+            let arc = &mut self.arc[u * k..(u + 1) * k];
+            let mask = &self.mask[u * k..(u + 1) * k];
+            arc.iter_mut().for_each(|a| *a = f64::INFINITY);
+            for &c in &self.members[u] {
+                let r = self.inst.row(c as usize);
+                let du = r[u];
+                for ((a, &d), &m) in arc.iter_mut().zip(r).zip(mask) {
+                    *a = min_of(*a, d - du + m);
+                }
             }
         }
         self.dirty[u] = false;
+    }
+
+    /// Gives row `u` one heap per pair, built from its members.
+    fn enter_heap_mode(&mut self, u: usize) {
+        let k = self.k;
+        let empty = Heap {
+            heap: Default::default(),
+            tau: f64::INFINITY,
+            budget: INITIAL_BUDGET,
+        };
+        self.heaps[u] = Some(vec![empty; k]);
+        for v in 0..k {
+            if v != u && self.cap[v] > 0 {
+                self.rescan_heap(u, v, false);
+            }
+        }
     }
 
     /// The cached cheapest-move cost `u → v` (refreshing `u`'s row if needed).
@@ -509,6 +473,17 @@ impl<'a> MoveGraph<'a> {
                 self.pot[j] = t;
             }
         }
+    }
+}
+
+/// `min(a, b)` as a plain select (no NaN handling: keys are finite or
+/// infinite), so that row updates compile to packed minima.
+#[inline(always)]
+fn min_of(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
     }
 }
 

@@ -4,71 +4,121 @@
 use super::{MoveGraph, Search, NONE};
 use crate::error::Result;
 
+impl Search {
+    /// Every label `INFINITY`, no predecessor, for `nodes` nodes.
+    pub fn reset(&mut self, nodes: usize) {
+        self.dist.clear();
+        self.dist.resize(nodes, f64::INFINITY);
+        self.pred.clear();
+        self.pred.resize(nodes, NONE);
+        self.reached = false;
+    }
+}
+
 impl MoveGraph<'_> {
-    /// Dijkstra over reduced costs from the nodes with a finite `init` label
-    /// (`k + 1` entries; index `k` = sink) to `target`. Arcs into the sink
-    /// are used when `target` is the sink, arcs out of it when `from_t`.
-    /// `O(k²)` plus row refreshes. Potentials are not changed.
-    pub fn search(&mut self, init: &[f64], target: usize, from_t: bool) -> Search {
+    /// The search buffers, to be handed back with [`MoveGraph::restore`]
+    /// (so that an event allocates nothing): labels reset for `k + 1` nodes.
+    pub fn take_search(&mut self) -> Search {
+        let mut s = std::mem::take(&mut self.scratch.search);
+        s.reset(self.k + 1);
+        s
+    }
+
+    /// Hands the search buffers back.
+    pub fn restore(&mut self, s: Search) {
+        self.scratch.search = s;
+    }
+
+    /// Dijkstra over reduced costs from the nodes with a finite label in
+    /// `s.dist` (`k + 1` entries; index `k` = sink) to `target`; fills
+    /// `s.dist`, `s.pred`, `s.reached`. Arcs into the sink are used when
+    /// `target` is the sink, arcs out of it when `from_t`. `O(k²)` plus row
+    /// refreshes. Potentials are not changed.
+    pub fn search(&mut self, s: &mut Search, target: usize, from_t: bool) {
         let k = self.k;
-        let mut dist = init.to_vec();
-        let mut pred = vec![NONE; k + 1];
-        let mut done = vec![false; k + 1];
-        let mut open: Vec<usize> = (0..=k).filter(|&x| dist[x].is_finite()).collect();
-        let mut reached = false;
-        while !open.is_empty() {
-            let mut at = 0;
-            for (idx, &x) in open.iter().enumerate().skip(1) {
-                let o = open[at];
-                if dist[x] < dist[o] || (dist[x] == dist[o] && x < o) {
-                    at = idx;
+        // `open` = the label of every unsettled node, INFINITY once settled.
+        let mut open = std::mem::take(&mut self.scratch.open);
+        open.clear();
+        open.extend_from_slice(&s.dist);
+        s.reached = false;
+        loop {
+            // The unsettled node of least label (lowest index on ties).
+            let (mut x, mut dx) = (usize::MAX, f64::INFINITY);
+            for (v, &d) in open.iter().enumerate() {
+                if d < dx {
+                    (x, dx) = (v, d);
                 }
             }
-            let x = open.swap_remove(at);
-            let dx = dist[x];
-            done[x] = true;
-            if x == target {
-                reached = true;
+            if open
+                .get(target)
+                .is_some_and(|&d| d <= dx && d < f64::INFINITY)
+            {
+                (x, dx) = (target, open[target]);
+            }
+            if x == usize::MAX {
                 break;
             }
-            let mut relax = |v: usize, d: f64, open: &mut Vec<usize>| {
-                if !done[v] && d < dist[v] {
-                    if dist[v] == f64::INFINITY {
-                        open.push(v);
-                    }
-                    dist[v] = d;
-                    pred[v] = x as u32;
-                }
-            };
+            open[x] = f64::INFINITY;
+            if x == target {
+                s.reached = true;
+                break;
+            }
             if x == k {
                 if from_t {
-                    for &u in &self.active {
-                        if !self.members[u].is_empty() {
-                            relax(u, dx + (self.pot[k] - self.pot[u]).max(0.0), &mut open);
-                        }
-                    }
+                    self.relax_from_sink(s, &mut open, dx);
                 }
                 continue;
             }
             if !self.members[x].is_empty() {
-                self.refresh_row(x);
-                let row = &self.arc[x * k..(x + 1) * k];
-                let base = self.pot[x];
-                for &v in &self.active {
-                    let c = row[v];
-                    if v != x && c.is_finite() {
-                        relax(v, dx + (c + base - self.pot[v]).max(0.0), &mut open);
-                    }
-                }
+                self.relax_row(s, &mut open, x, dx);
             }
             if target == k && self.members[x].len() < self.cap[x] {
-                relax(k, dx + (self.pot[x] - self.pot[k]).max(0.0), &mut open);
+                let d = dx + (self.pot[x] - self.pot[k]).max(0.0);
+                if d < s.dist[k] {
+                    s.dist[k] = d;
+                    open[k] = d;
+                    s.pred[k] = x as u32;
+                }
             }
         }
-        Search {
-            dist,
-            pred,
-            reached,
+        self.scratch.open = open;
+    }
+
+    /// Relaxes every move arc out of settled mirror `x` (label `dx`).
+    /// Settled nodes need no test: reduced costs are `>= 0`, so their labels
+    /// (`<= dx`) never improve.
+    fn relax_row(&mut self, s: &mut Search, open: &mut [f64], x: usize, dx: f64) {
+        self.refresh_row(x);
+        let k = self.k;
+        let row = &self.arc[x * k..(x + 1) * k];
+        let base = self.pot[x];
+        let xu = x as u32;
+        let labels = s.dist[..k]
+            .iter_mut()
+            .zip(&mut s.pred[..k])
+            .zip(&mut open[..k]);
+        for ((&c, &pv), ((dv, pr), ov)) in row.iter().zip(&self.pot[..k]).zip(labels) {
+            let red = c + base - pv;
+            let d = dx + if red > 0.0 { red } else { 0.0 };
+            let better = d < *dv;
+            *dv = if better { d } else { *dv };
+            *ov = if better { d } else { *ov };
+            *pr = if better { xu } else { *pr };
+        }
+    }
+
+    /// Relaxes the sink's arcs `t → j` to every mirror holding clients.
+    fn relax_from_sink(&mut self, s: &mut Search, open: &mut [f64], dt: f64) {
+        let k = self.k;
+        for &u in &self.active {
+            if !self.members[u].is_empty() {
+                let d = dt + (self.pot[k] - self.pot[u]).max(0.0);
+                if d < s.dist[u] {
+                    s.dist[u] = d;
+                    open[u] = d;
+                    s.pred[u] = k as u32;
+                }
+            }
         }
     }
 
@@ -93,14 +143,21 @@ impl MoveGraph<'_> {
 
     /// The nodes of the search path ending at `target`, source first.
     pub fn path(&self, s: &Search, target: usize) -> Vec<usize> {
-        let mut path = vec![target];
+        let mut path = Vec::new();
+        self.path_into(s, target, &mut path);
+        path
+    }
+
+    /// [`MoveGraph::path`] into a reused buffer.
+    pub fn path_into(&self, s: &Search, target: usize, path: &mut Vec<usize>) {
+        path.clear();
+        path.push(target);
         let mut x = target;
         while s.pred[x] != NONE && path.len() <= self.k + 1 {
             x = s.pred[x] as usize;
             path.push(x);
         }
         path.reverse();
-        path
     }
 
     /// Applies the moves of a mirror chain `a → b → …` (consecutive mirror
@@ -108,17 +165,29 @@ impl MoveGraph<'_> {
     /// client its search cost was read from. Returns the number of moves.
     pub fn apply_chain(&mut self, chain: &[usize]) -> Result<usize> {
         let k = self.k;
-        let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
-        for w in mirrors.windows(2).rev() {
-            self.move_top(w[0], w[1])?;
+        let mut moves = 0;
+        let mut next = NONE as usize;
+        for &x in chain.iter().rev().filter(|&&x| x != k) {
+            if next != NONE as usize {
+                self.move_top(x, next)?;
+                moves += 1;
+            }
+            next = x;
         }
-        Ok(mirrors.len().saturating_sub(1))
+        Ok(moves)
     }
 
     /// The true cost of a mirror chain (sum of its arcs' cached costs).
     pub fn chain_cost(&mut self, chain: &[usize]) -> f64 {
         let k = self.k;
-        let mirrors: Vec<usize> = chain.iter().copied().filter(|&x| x != k).collect();
-        mirrors.windows(2).map(|w| self.arc_cost(w[0], w[1])).sum()
+        let mut cost = 0.0;
+        let mut prev = NONE as usize;
+        for &x in chain.iter().filter(|&&x| x != k) {
+            if prev != NONE as usize {
+                cost += self.arc_cost(prev, x);
+            }
+            prev = x;
+        }
+        cost
     }
 }

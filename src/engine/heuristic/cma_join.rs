@@ -15,7 +15,7 @@
 //! Ties: lower mirror index, then lower client index; a mirror with room
 //! whose direct delay equals the cheapest chain is preferred (Fig. 2).
 
-use crate::engine::cma_moves::MoveGraph;
+use crate::engine::cma_moves::{MoveGraph, Search};
 use crate::error::{Error, Result};
 use crate::model::cma::{CmaInstance, CmaState};
 
@@ -69,21 +69,32 @@ pub fn j_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
         g.add(i, j);
         return Ok(0);
     }
-    let mut init = vec![f64::INFINITY; k + 1];
+    let mut s = g.take_search();
     let pot = g.potentials();
     let mut low = f64::INFINITY;
     for &f in g.active() {
-        init[f] = row[f] - pot[f];
-        low = low.min(init[f]);
+        s.dist[f] = row[f] - pot[f];
+        low = low.min(s.dist[f]);
     }
-    for x in init.iter_mut().filter(|x| x.is_finite()) {
+    for x in s.dist.iter_mut().filter(|x| x.is_finite()) {
         *x -= low;
     }
-    let s = g.search(&init, k, false);
+    g.search(&mut s, k, false);
+    let result = finish_join(g, i, &s);
+    g.restore(s);
+    result
+}
+
+/// The end of a searched join: the direct mirror when no chain is cheaper,
+/// else the chain. Potentials are updated from the search.
+fn finish_join(g: &mut MoveGraph<'_>, i: usize, s: &Search) -> Result<usize> {
+    let inst = g.instance();
+    let k = inst.mirrors();
+    let row = inst.row(i);
     if !s.reached {
         return Err(no_room(i));
     }
-    let path = g.path(&s, k);
+    let path = g.path(s, k);
     let chain = row[path[0]] + g.chain_cost(&path);
     let direct = g
         .active()
@@ -91,7 +102,7 @@ pub fn j_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
         .copied()
         .filter(|&j| g.has_room(j))
         .min_by(|&a, &b| row[a].total_cmp(&row[b]).then(a.cmp(&b)));
-    g.update_potentials(&s, k);
+    g.update_potentials(s, k);
     if let Some(j) = direct.filter(|&j| row[j] <= chain + inst.tolerance()) {
         g.add(i, j);
         g.normalise();

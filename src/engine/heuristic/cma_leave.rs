@@ -93,10 +93,10 @@ pub fn l_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
         g.normalise();
         return Ok(0);
     }
-    let mut init = vec![f64::INFINITY; k + 1];
-    init[k] = 0.0;
+    let mut s = g.take_search();
+    s.dist[k] = 0.0;
     let (pot_t, pot_j) = (g.potentials()[k], g.potentials()[j]);
-    let s = g.search(&init, j, true);
+    g.search(&mut s, j, true);
     let gain = if s.reached {
         s.dist[j] - pot_t + pot_j
     } else {
@@ -106,7 +106,10 @@ pub fn l_sa(g: &mut MoveGraph<'_>, i: usize) -> Result<usize> {
     let mut moves = 0;
     if gain < -inst.tolerance() {
         let path = g.path(&s, j);
+        g.restore(s);
         moves = g.apply_chain(&path)?;
+    } else {
+        g.restore(s);
     }
     g.normalise();
     Ok(moves)

@@ -1,0 +1,71 @@
+//! Heap mode of a mirror pair `(u, v)` whose source mirror holds many
+//! clients: a budgeted binary min-heap of candidate moves with lazy
+//! deletion.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// A candidate move of `client` (with `stamp`) along a pair, key `d(i,v) − d(i,u)`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Entry {
+    pub key: f64,
+    pub client: u32,
+    pub stamp: u32,
+}
+
+impl Entry {
+    pub fn order(&self, other: &Self) -> Ordering {
+        self.key
+            .total_cmp(&other.key)
+            .then(self.client.cmp(&other.client))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.order(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl Ord for Entry {
+    /// Reversed: `BinaryHeap<Entry>` pops the least (key, client) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.order(self)
+    }
+}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// An entry carries the client's move stamp, so a client that left is
+/// skipped when it surfaces. The heap need not hold every client of `u`: it
+/// holds every client whose key is `<= tau`, so its valid top is the true
+/// minimum whenever that top is `<= tau`; otherwise the pair is rescanned
+/// with a larger budget.
+#[derive(Debug, Clone)]
+pub(super) struct Heap {
+    pub heap: BinaryHeap<Entry>,
+    pub tau: f64,
+    pub budget: usize,
+}
+
+impl Heap {
+    /// The `budget` least of `entries` (all of them when they fit).
+    pub fn from_entries(mut entries: Vec<Entry>, budget: usize) -> Heap {
+        let tau = if entries.len() <= budget {
+            f64::INFINITY
+        } else {
+            entries.select_nth_unstable_by(budget - 1, Entry::order);
+            let tau = entries[budget - 1].key;
+            entries.retain(|e| e.key <= tau);
+            tau
+        };
+        Heap {
+            heap: BinaryHeap::from(entries),
+            tau,
+            budget,
+        }
+    }
+}
