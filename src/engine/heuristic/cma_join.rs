@@ -5,7 +5,9 @@
 //! - [`j_sa`] — J-SA, incremental: if the closest mirror has room, take it;
 //!   else the cheapest chain "joiner to `f`, one client `f → … → t` per arc,
 //!   `t` with room", found by Dijkstra with potentials on the incrementally
-//!   maintained `MC`/`MP` ([`MoveGraph`]): `O(k² + L·k log B)` per join.
+//!   maintained `MC`/`MP` ([`MoveGraph`]): `O(k² + s·m·k + L·k)` per join
+//!   (`s` stale rows of at most `m` clients refreshed, `L` moves; heap-mode
+//!   rows add a `log B` factor per move).
 //!   Exact given an optimal state. Before searching, a price test (`O(k)`)
 //!   settles most joins: a chain through a full mirror `f` costs at least
 //!   `d(i,f) + p_f` with `p_f = π_t − π_f` from the potentials.

@@ -10,7 +10,8 @@
 //!   stop when the best change `d(m,j) − d(m,k)` is `>= 0`.
 //! - [`l_sa`] — L-SA, incremental: after a leave from a full mirror, the most
 //!   negative chain of moves into the freed slot by Dijkstra with potentials
-//!   on [`MoveGraph`]; applied when negative. `O(k² + L·k log B)`; skipped
+//!   on [`MoveGraph`]; applied when negative. `O(k² + s·m·k + L·k)` as for
+//!   J-SA; skipped
 //!   in `O(1)` when `j`'s price `π_t − π_j` is 0 (no chain can gain).
 //! - [`l_sa_rebuild`] — L-SA as published: rebuild `MC`/`MP` (`O(nk)`), then
 //!   the label-correcting loop over every mirror (labels `(0,−)` for mirrors
