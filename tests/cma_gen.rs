@@ -14,7 +14,10 @@ fn cfg(scenario: Scenario, mirrors: usize, clients: usize) -> GenCmaConfig {
         scenario,
         mirrors,
         clients: Some(clients),
-        brite: BriteConfig::new(6, 100),
+        brite: BriteConfig {
+            ases: 6,
+            ..BriteConfig::seed_002()
+        },
         seed: 11,
         ..GenCmaConfig::default()
     }
@@ -202,4 +205,44 @@ fn instances_from_the_planetlab_matrix() {
         .as_deref()
         .unwrap_or("")
         .contains("with replacement"));
+}
+
+#[test]
+fn gen_cma_takes_the_edge_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let path = dir.path().join(out);
+        let mut args = vec![
+            "gen",
+            "cma",
+            "--scenario",
+            "static",
+            "--clients",
+            "40",
+            "--mirrors",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_serverpick"))
+            .args(&args)
+            .arg("--out")
+            .arg(&path)
+            .output()
+            .unwrap();
+        (o, path)
+    };
+    let (o, path) = run(&[], "default.json");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let source = read_cma(&path).unwrap().source.unwrap();
+    assert!(source.contains("edgeConn=smallest"), "{source}");
+    let (o, path) = run(&["--edge-conn", "random"], "random.json");
+    assert!(o.status.success());
+    assert!(read_cma(&path)
+        .unwrap()
+        .source
+        .unwrap()
+        .contains("edgeConn=random"));
+    let (o, _) = run(&["--edge-conn", "nope"], "nope.json");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--edge-conn nope"));
 }

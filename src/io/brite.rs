@@ -25,7 +25,9 @@
 //! - Inter-AS links, `edgeConn = 1` (random): for each AS-level link, a
 //!   uniformly random router of each of the two ASes. [`EdgeConn`] also has
 //!   BRITE's smallest-degree (`2`) and smallest-degree-non-leaf (`3`)
-//!   methods, as BRITE's C++ code implements them.
+//!   methods, as BRITE's C++ code implements them. The CMA generator draws
+//!   seed 002's topology with `edgeConn = 2` ([`BriteConfig::seed_002`] says
+//!   why).
 //! - Link delays: BRITE's own delays are Euclidean lengths; seed 002 §4
 //!   replaces them, "every link is uniformly distributed in the delay range
 //!   [0ms, 25ms]", so every link (intra- and inter-AS) gets a delay uniform
@@ -115,6 +117,33 @@ impl BriteConfig {
             hs: 1000,
             edge_conn: EdgeConn::Random,
             link_delay: (0.0, 25.0),
+        }
+    }
+
+    /// Seed 002 §4's topology as the generator draws it: 50 ASes of 100
+    /// routers, BRITE's sample parameters ([`BriteConfig::new`]) except
+    /// `edgeConn = 2` ([`EdgeConn::Smallest`], one border router per AS).
+    ///
+    /// The paper does not give `edgeConn`. With the sample's `edgeConn = 1`
+    /// its reported outcomes are out of reach: after the 1000 joins (5
+    /// mirrors) it has 949 (J-SA) and 869 (J-greedy) of 1000 players within
+    /// 100 ms and J-greedy optimal below ~175 joins, where 40 generated
+    /// instances with `edgeConn = 1` give at most 682 and 618 (medians 507
+    /// and 424) and fill the first mirror at join 345 (median). BRITE's C++
+    /// degree-based methods make them typical (`edgeConn = 2`: 950 and 924 at
+    /// most, medians 833, 791 and join 237; `edgeConn = 3`: medians 908, 870,
+    /// join 235). Between the two the paper's numbers do not decide (`3` fits
+    /// the two counts better, the fill points are alike); `2` is the one a
+    /// shipped configuration sets (ns-3's copy of
+    /// `TD_ASBarabasi_RTWaxman.conf`), and the one a reader of BRITE's
+    /// sample comment types for "Smallest Nonleaf" (the comment's label for
+    /// `2`; BRITE's C++ code runs smallest degree for it).
+    /// `examples/cma_topology.rs` measures these numbers (generator seeds
+    /// 100, 200, .., 4000).
+    pub fn seed_002() -> BriteConfig {
+        BriteConfig {
+            edge_conn: EdgeConn::Smallest,
+            ..BriteConfig::new(50, 100)
         }
     }
 }
