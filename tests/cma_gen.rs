@@ -3,8 +3,8 @@
 
 use serverpick::io::cma_file::{read_cma, write_cma};
 use serverpick::io::gen_cma::{
-    brite_like, brite_top_down, generate_cma, BriteConfig, EdgeConn, GenCmaConfig, Scenario,
-    Topology,
+    brite_like, brite_top_down, generate_cma, paper_set_config, paper_set_seed, BriteConfig,
+    EdgeConn, GenCmaConfig, Scenario, Topology,
 };
 use serverpick::model::cma::CmaEvent;
 use std::path::Path;
@@ -109,6 +109,29 @@ fn brite_topologies_are_seeded() {
     let (a, b, c) = (topo(3), topo(3), topo(4));
     assert_eq!(a.distances_from(7), b.distances_from(7));
     assert_ne!(a.distances_from(7), c.distances_from(7));
+}
+
+#[test]
+fn the_paper_set_shares_the_topology_and_the_join_population() {
+    let join = generate_cma(&paper_set_config(3, Scenario::Join, 5)).unwrap();
+    let leave = generate_cma(&paper_set_config(3, Scenario::Leave, 5)).unwrap();
+    assert_eq!(
+        join.delay_matrix(),
+        leave.delay_matrix(),
+        "§4.2 replays §4.1"
+    );
+    assert_eq!(join.capacity, leave.capacity);
+    assert_eq!(leave.events.as_ref().unwrap().len(), 2000);
+    let mut seeds = std::collections::HashSet::new();
+    for s in [Scenario::Join, Scenario::Dynamic, Scenario::Static] {
+        for k in [5, 10, 20] {
+            assert!(seeds.insert(paper_set_seed(3, s, k)), "{s:?} {k}");
+        }
+    }
+    let cfg = paper_set_config(3, Scenario::Join, 10);
+    assert_eq!(cfg.topology_seed, Some(3));
+    assert_eq!(cfg.brite.edge_conn, EdgeConn::Smallest);
+    assert!(join.source.unwrap().contains("topology seed 3"));
 }
 
 #[test]

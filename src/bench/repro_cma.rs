@@ -29,7 +29,7 @@ use crate::engine::cma_sim::{simulate, Policy, SimOptions, SimResult};
 use crate::error::{Error, Result};
 use crate::io::cma_events::write_simulation;
 use crate::io::cma_file::write_cma;
-use crate::io::gen_cma::{generate_cma, paper_set_seed, EdgeConn, GenCmaConfig, Scenario};
+use crate::io::gen_cma::{generate_cma, paper_set_config, EdgeConn, Scenario};
 use crate::model::cma::CmaInstance;
 use crate::model::cma_eval::DEFAULT_THRESHOLD_MS;
 use std::path::{Path, PathBuf};
@@ -197,12 +197,7 @@ fn split_proportional(total: usize, w: &[usize]) -> Vec<usize> {
 /// The scenario's instance for `k` mirrors (the paper's at scale 1).
 pub fn scenario_instance(grid: &CmaGrid, scenario: Scenario, k: usize) -> Result<CmaInstance> {
     let n = grid.clients(scenario);
-    let mut cfg = GenCmaConfig {
-        scenario,
-        mirrors: k,
-        seed: paper_set_seed(grid.seed, scenario, k),
-        ..GenCmaConfig::default()
-    };
+    let mut cfg = paper_set_config(grid.seed, scenario, k);
     cfg.brite.edge_conn = grid.edge_conn;
     if n != paper_clients(scenario) {
         cfg.clients = Some(n);
@@ -344,13 +339,7 @@ mod tests {
         let inst = scenario_instance(&grid, Scenario::Dynamic, 5).unwrap();
         assert_eq!(inst.capacity, vec![50, 75, 100, 125, 150]);
         assert_eq!(inst.clients(), 1300);
-        let same = generate_cma(&GenCmaConfig {
-            scenario: Scenario::Dynamic,
-            mirrors: 5,
-            seed: paper_set_seed(1, Scenario::Dynamic, 5),
-            ..GenCmaConfig::default()
-        })
-        .unwrap();
+        let same = generate_cma(&paper_set_config(1, Scenario::Dynamic, 5)).unwrap();
         assert_eq!(inst.delay_matrix(), same.delay_matrix());
         assert_eq!(inst.events, same.events);
         let st = static_instance(&inst, "dynamic-5m").unwrap();

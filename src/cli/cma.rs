@@ -6,7 +6,7 @@ use crate::engine::cma_sim::{simulate, SimOptions, POLICY_NAMES};
 use crate::error::{Error, Result};
 use crate::io::cma_events::{summary_md, write_simulation};
 use crate::io::cma_file::write_cma;
-use crate::io::gen_cma::{generate_cma, paper_set_seed, EdgeConn, GenCmaConfig, Scenario};
+use crate::io::gen_cma::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
 use crate::io::{read_instance, Instance};
 use std::path::PathBuf;
 
@@ -127,13 +127,8 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
         std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
         for scenario in [Scenario::Join, Scenario::Leave, Scenario::Dynamic] {
             for k in [5usize, 10, 20] {
-                let mut cfg = GenCmaConfig {
-                    scenario,
-                    mirrors: k,
-                    from_matrix: args.from_matrix.clone(),
-                    seed: paper_set_seed(args.seed, scenario, k),
-                    ..GenCmaConfig::default()
-                };
+                let mut cfg = paper_set_config(args.seed, scenario, k);
+                cfg.from_matrix = args.from_matrix.clone();
                 cfg.brite.edge_conn = edge_conn;
                 let inst = generate_cma(&cfg)?;
                 let path = args.out.join(format!("cma-{}-{k}m.json", scenario.name()));

@@ -28,6 +28,11 @@
 //! evenly. `static`: `n` clients, no events, total capacity `ceil(n·(1+slack))`
 //! split in random proportions (weights uniform in [1, 3]).
 //!
+//! The paper set ([`paper_set_config`]) draws, as the paper does, one
+//! topology for every scenario, and the leave scenario starts from the join
+//! scenario's clients and mirrors (§4.2: "populated with 1000 players ... as
+//! described in Sec. 4.1").
+//!
 //! Everything is seeded (ChaCha8).
 
 use crate::error::{Error, Result};
@@ -78,20 +83,34 @@ impl Scenario {
     }
 }
 
-/// The seed of the paper set's instance for (`scenario`, `mirrors`) under
-/// base seed `base` (`gen cma --paper-set` and `repro cma` use the same one,
-/// so both write the same instances): `base·100 + 10·s + k` with
-/// `s` = 0 (join), 1 (leave), 2 (dynamic), 3 (static).
+/// The seed that picks the clients and mirrors of the paper set's instance
+/// for (`scenario`, `mirrors`) under base seed `base`: `base·1000 + 100·s +
+/// k` with `s` = 0 (join and leave: the leave scenario replays the join
+/// scenario's population, seed 002 §4.2), 1 (dynamic), 2 (static); distinct
+/// for `k < 100` (the paper's 5, 10, 20).
 pub fn paper_set_seed(base: u64, scenario: Scenario, mirrors: usize) -> u64 {
     let s = match scenario {
-        Scenario::Join => 0u64,
-        Scenario::Leave => 1,
-        Scenario::Dynamic => 2,
-        Scenario::Static => 3,
+        Scenario::Join | Scenario::Leave => 0u64,
+        Scenario::Dynamic => 1,
+        Scenario::Static => 2,
     };
-    base.wrapping_mul(100)
-        .wrapping_add(s * 10)
+    base.wrapping_mul(1000)
+        .wrapping_add(s * 100)
         .wrapping_add(mirrors as u64)
+}
+
+/// The paper set's instance for (`scenario`, `mirrors`) under base seed
+/// `base` (`gen cma --paper-set` and `repro cma` both use it, so both write
+/// the same instances): one topology for every scenario (topology seed
+/// `base`), clients and mirrors from [`paper_set_seed`].
+pub fn paper_set_config(base: u64, scenario: Scenario, mirrors: usize) -> GenCmaConfig {
+    GenCmaConfig {
+        scenario,
+        mirrors,
+        seed: paper_set_seed(base, scenario, mirrors),
+        topology_seed: Some(base),
+        ..GenCmaConfig::default()
+    }
 }
 
 /// Generator settings.
@@ -110,6 +129,9 @@ pub struct GenCmaConfig {
     /// The topology (BRITE top-down; default [`BriteConfig::seed_002`]).
     /// When `clients + mirrors` exceed its size, ASes are added.
     pub brite: BriteConfig,
+    /// Draw the topology from this seed instead of from `seed` (the paper
+    /// set shares one topology between its instances).
+    pub topology_seed: Option<u64>,
     /// Draw nodes from this measured square matrix (whitespace separated,
     /// ms) instead of a generated topology.
     pub from_matrix: Option<PathBuf>,
@@ -126,6 +148,7 @@ impl Default for GenCmaConfig {
             capacity: None,
             slack: 0.0,
             brite: BriteConfig::seed_002(),
+            topology_seed: None,
             from_matrix: None,
             seed: 1,
         }
@@ -339,7 +362,10 @@ fn topology_delays(
         ases: b.ases.max((n + k).div_ceil(per_as)),
         ..b.clone()
     };
-    let topo = brite_top_down(&brite, rng);
+    let topo = match cfg.topology_seed {
+        Some(s) => brite_top_down(&brite, &mut ChaCha8Rng::seed_from_u64(s)),
+        None => brite_top_down(&brite, rng),
+    };
     let (mirrors, clients, rep) = pick_nodes(topo.nodes(), k, n, rng)?;
     let cols: Vec<Vec<f64>> = mirrors
         .par_iter()
@@ -349,8 +375,11 @@ fn topology_delays(
         .iter()
         .flat_map(|&c| cols.iter().map(move |col| col[c]))
         .collect();
+    let topo_seed = cfg
+        .topology_seed
+        .map_or(String::new(), |s| format!(", topology seed {s}"));
     let origin = format!(
-        "BRITE top-down topology: {} Barabasi-Albert ASes (m={}) x {per_as} Waxman routers \
+        "BRITE top-down topology{topo_seed}: {} Barabasi-Albert ASes (m={}) x {per_as} Waxman routers \
          (m={}, alpha={}, beta={}), edgeConn={}, {} links, link delays U[{},{}] ms{}",
         brite.ases,
         brite.as_m,
