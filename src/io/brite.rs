@@ -128,11 +128,11 @@ impl BriteConfig {
     /// its reported outcomes are out of reach: after the 1000 joins (5
     /// mirrors) it has 949 (J-SA) and 869 (J-greedy) of 1000 players within
     /// 100 ms and J-greedy optimal below ~175 joins, where 40 generated
-    /// instances with `edgeConn = 1` give at most 682 and 618 (medians 507
+    /// instances with `edgeConn = 1` give at most 682 and 618 (medians 506
     /// and 424) and fill the first mirror at join 345 (median). BRITE's C++
     /// degree-based methods make them typical (`edgeConn = 2`: 950 and 924 at
-    /// most, medians 833, 791 and join 237; `edgeConn = 3`: medians 908, 870,
-    /// join 235). Between the two the paper's numbers do not decide (`3` fits
+    /// most, medians 832, 790 and join 236; `edgeConn = 3`: medians 908, 870,
+    /// join 234). Between the two the paper's numbers do not decide (`3` fits
     /// the two counts better, the fill points are alike); `2` is the one a
     /// shipped configuration sets (ns-3's copy of
     /// `TD_ASBarabasi_RTWaxman.conf`), and the one a reader of BRITE's
