@@ -138,8 +138,9 @@ impl BriteConfig {
     /// `TD_ASBarabasi_RTWaxman.conf`), and the one a reader of BRITE's
     /// sample comment types for "Smallest Nonleaf" (the comment's label for
     /// `2`; BRITE's C++ code runs smallest degree for it).
-    /// `examples/cma_topology.rs` measures these numbers (generator seeds
-    /// 100, 200, .., 4000).
+    /// `cargo run --release --example cma_topology -- 40 default
+    /// random:conn=random nonleaf:conn=smallest-nonleaf` prints these
+    /// numbers (generator seeds 100, 200, .., 4000).
     pub fn seed_002() -> BriteConfig {
         BriteConfig {
             edge_conn: EdgeConn::Smallest,
