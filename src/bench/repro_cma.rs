@@ -29,7 +29,7 @@ use crate::engine::cma_sim::{simulate, Policy, SimOptions, SimResult};
 use crate::error::{Error, Result};
 use crate::io::cma_events::write_simulation;
 use crate::io::cma_file::write_cma;
-use crate::io::gen_cma::{generate_cma, paper_set_seed, GenCmaConfig, Scenario};
+use crate::io::gen_cma::{generate_cma, paper_set_config, EdgeConn, Scenario};
 use crate::model::cma::CmaInstance;
 use crate::model::cma_eval::DEFAULT_THRESHOLD_MS;
 use std::path::{Path, PathBuf};
@@ -75,6 +75,9 @@ pub struct CmaGrid {
     /// Runs per (instance, policy); each event's recorded time is the
     /// median over them (one preempted event no longer dominates a total).
     pub timing_runs: usize,
+    /// BRITE's inter-AS edge connection of the topology (default: the
+    /// generator's, [`crate::io::brite::BriteConfig::seed_002`]).
+    pub edge_conn: EdgeConn,
 }
 
 impl Default for CmaGrid {
@@ -87,6 +90,7 @@ impl Default for CmaGrid {
             threshold: DEFAULT_THRESHOLD_MS,
             seed: 1,
             timing_runs: 3,
+            edge_conn: crate::io::brite::BriteConfig::seed_002().edge_conn,
         }
     }
 }
@@ -193,12 +197,8 @@ fn split_proportional(total: usize, w: &[usize]) -> Vec<usize> {
 /// The scenario's instance for `k` mirrors (the paper's at scale 1).
 pub fn scenario_instance(grid: &CmaGrid, scenario: Scenario, k: usize) -> Result<CmaInstance> {
     let n = grid.clients(scenario);
-    let mut cfg = GenCmaConfig {
-        scenario,
-        mirrors: k,
-        seed: paper_set_seed(grid.seed, scenario, k),
-        ..GenCmaConfig::default()
-    };
+    let mut cfg = paper_set_config(grid.seed, scenario, k);
+    cfg.brite.edge_conn = grid.edge_conn;
     if n != paper_clients(scenario) {
         cfg.clients = Some(n);
         if k == PAPER_WEIGHTS.len() {
@@ -339,13 +339,7 @@ mod tests {
         let inst = scenario_instance(&grid, Scenario::Dynamic, 5).unwrap();
         assert_eq!(inst.capacity, vec![50, 75, 100, 125, 150]);
         assert_eq!(inst.clients(), 1300);
-        let same = generate_cma(&GenCmaConfig {
-            scenario: Scenario::Dynamic,
-            mirrors: 5,
-            seed: paper_set_seed(1, Scenario::Dynamic, 5),
-            ..GenCmaConfig::default()
-        })
-        .unwrap();
+        let same = generate_cma(&paper_set_config(1, Scenario::Dynamic, 5)).unwrap();
         assert_eq!(inst.delay_matrix(), same.delay_matrix());
         assert_eq!(inst.events, same.events);
         let st = static_instance(&inst, "dynamic-5m").unwrap();

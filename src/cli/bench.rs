@@ -161,6 +161,9 @@ pub struct ReproCmaArgs {
     /// Generator seed (the same instances as `gen cma --paper-set --seed`).
     #[arg(long, default_value_t = 1)]
     pub gen_seed: u64,
+    /// BRITE's inter-AS edge connection (as `gen cma --edge-conn`).
+    #[arg(long, default_value = "smallest")]
+    pub edge_conn: String,
     /// Output folder (instances/, sim/, results, summary, figures/, figures.md).
     #[arg(long, default_value = "repro-cma")]
     pub out: PathBuf,
@@ -282,6 +285,7 @@ fn run_repro_cma(a: &ReproCmaArgs) -> Result<()> {
         threshold: a.threshold,
         seed: a.gen_seed,
         timing_runs: a.timing_runs.max(1),
+        edge_conn: crate::cli::cma::parse_edge_conn(&a.edge_conn)?,
     };
     let cfg = config(Vec::new(), &a.out, &a.run)?;
     let outcome = repro::repro_cma(&grid, &cfg, &Registry)?;

@@ -6,7 +6,7 @@ use crate::engine::cma_sim::{simulate, SimOptions, POLICY_NAMES};
 use crate::error::{Error, Result};
 use crate::io::cma_events::{summary_md, write_simulation};
 use crate::io::cma_file::write_cma;
-use crate::io::gen_cma::{generate_cma, paper_set_seed, GenCmaConfig, Scenario};
+use crate::io::gen_cma::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
 use crate::io::{read_instance, Instance};
 use std::path::PathBuf;
 
@@ -94,6 +94,11 @@ pub struct GenCmaArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// BRITE's inter-AS edge connection: smallest (edgeConn=2, one border
+    /// router per AS; the default, see the generator's doc), random
+    /// (edgeConn=1, BRITE's sample config) or smallest-nonleaf (edgeConn=3).
+    #[arg(long, default_value = "smallest")]
+    pub edge_conn: String,
     /// Write the delay matrix to a side CSV (`<stem>.delay.csv`).
     #[arg(long)]
     pub csv: bool,
@@ -106,19 +111,25 @@ pub struct GenCmaArgs {
     pub out: PathBuf,
 }
 
+/// Parses `--edge-conn`.
+pub fn parse_edge_conn(s: &str) -> Result<EdgeConn> {
+    EdgeConn::parse(s).ok_or_else(|| {
+        Error::Usage(format!(
+            "--edge-conn {s}: random, smallest or smallest-nonleaf"
+        ))
+    })
+}
+
 /// Runs `gen cma`.
 pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
+    let edge_conn = parse_edge_conn(&args.edge_conn)?;
     if args.paper_set {
         std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
         for scenario in [Scenario::Join, Scenario::Leave, Scenario::Dynamic] {
             for k in [5usize, 10, 20] {
-                let cfg = GenCmaConfig {
-                    scenario,
-                    mirrors: k,
-                    from_matrix: args.from_matrix.clone(),
-                    seed: paper_set_seed(args.seed, scenario, k),
-                    ..GenCmaConfig::default()
-                };
+                let mut cfg = paper_set_config(args.seed, scenario, k);
+                cfg.from_matrix = args.from_matrix.clone();
+                cfg.brite.edge_conn = edge_conn;
                 let inst = generate_cma(&cfg)?;
                 let path = args.out.join(format!("cma-{}-{k}m.json", scenario.name()));
                 write_cma(&path, &inst, args.csv)?;
@@ -127,7 +138,7 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let cfg = GenCmaConfig {
+    let mut cfg = GenCmaConfig {
         scenario: Scenario::parse(&args.scenario)?,
         mirrors: args.mirrors,
         clients: args.clients,
@@ -137,6 +148,7 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
         seed: args.seed,
         ..GenCmaConfig::default()
     };
+    cfg.brite.edge_conn = edge_conn;
     let inst = generate_cma(&cfg)?;
     write_cma(&args.out, &inst, args.csv)?;
     eprintln!(

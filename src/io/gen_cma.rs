@@ -1,17 +1,24 @@
-//! CMA instance generator: the BRITE-like topology of seed 002 §4
-//! (problems.md §3) and the paper's join, leave and dynamic scenarios, static
-//! instances of any size, and instances drawn from a measured latency matrix.
+//! CMA instance generator: the BRITE topology of seed 002 §4 (problems.md
+//! §3) and the paper's join, leave and dynamic scenarios, static instances
+//! of any size, and instances drawn from a measured latency matrix.
 //!
-//! Topology ([`brite_like`]): `A` autonomous systems joined by Barabási-Albert
-//! preferential attachment (each new AS links to `m = 2` existing ones,
-//! chosen with probability proportional to degree; an AS link joins a random
-//! router of each), `R` routers per AS grown by Waxman (BRITE's incremental
-//! model: each new router links to `m = 2` earlier routers of its AS chosen
-//! with probability `∝ α·exp(−dist/(β·L))`, `α = 0.15`, `β = 0.2`, routers
-//! uniform on a 1000 × 1000 plane), every link delay uniform in `[0, 25]` ms.
-//! Delays are shortest-path lengths (Dijkstra from every mirror; symmetric
-//! links make that the all-pairs value). The paper's 5000 nodes are `A = 50`,
-//! `R = 100`; bigger instances scale `A` so that every client is its own node.
+//! Topology ([`brite_top_down`], module [`crate::io::brite`]): BRITE's
+//! top-down model as seed 002 §4 describes it, "50 AS domains derived by the
+//! Barabasi-Albert model and 100 nodes per AS derived by the Waxman model;
+//! every link is uniformly distributed in the delay range [0ms, 25ms]", with
+//! the parameters the paper leaves out taken from BRITE's sample
+//! `TD_ASBarabasi_RTWaxman.conf` (AS `m = 2`; router `m = 2`, `alpha =
+//! 0.15`, `beta = 0.2`, incremental growth, random placement on a 1000 ×
+//! 1000 plane) except the inter-AS edge connection, BRITE's `edgeConn = 2`
+//! (smallest degree: one border router per AS) instead of the sample's
+//! random choice: with the random choice the paper's reported delay level is
+//! out of reach ([`BriteConfig::seed_002`] gives the numbers).
+//! `d(i, j)` is the shortest-path delay (Dijkstra from every mirror;
+//! symmetric links make that the all-pairs value), one-way as the paper
+//! defines it (§2: the time from sending to receiving an update). The paper's
+//! 5000 nodes are `A = 50` ASes of `R = 100` routers; bigger instances add
+//! ASes so that every client is its own node. Mirrors and clients are
+//! distinct nodes drawn uniformly at random, as the paper draws them.
 //!
 //! Scenarios (seed 002 §4): `join` (1000 clients join; 5 mirrors with
 //! capacities 100..300), `leave` (the same joins, then every client leaves
@@ -20,17 +27,22 @@
 //! random order). With 10 or 20 mirrors the same total capacity is split
 //! evenly. `static`: `n` clients, no events, total capacity `ceil(n·(1+slack))`
 //! split in random proportions (weights uniform in [1, 3]).
+//!
+//! The paper set ([`paper_set_config`]) draws, as the paper does, one
+//! topology for every scenario, and the leave scenario starts from the join
+//! scenario's clients and mirrors (§4.2: "populated with 1000 players ... as
+//! described in Sec. 4.1").
+//!
 //! Everything is seeded (ChaCha8).
 
 use crate::error::{Error, Result};
+pub use crate::io::brite::{brite_like, brite_top_down, BriteConfig, EdgeConn, Topology};
 use crate::io::matrix::read_measured_matrix;
 use crate::model::cma::{CmaEvent, CmaInstance};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 /// The instance shape to generate.
@@ -71,20 +83,34 @@ impl Scenario {
     }
 }
 
-/// The seed of the paper set's instance for (`scenario`, `mirrors`) under
-/// base seed `base` (`gen cma --paper-set` and `repro cma` use the same one,
-/// so both write the same instances): `base·100 + 10·s + k` with
-/// `s` = 0 (join), 1 (leave), 2 (dynamic), 3 (static).
+/// The seed that picks the clients and mirrors of the paper set's instance
+/// for (`scenario`, `mirrors`) under base seed `base`: `base·1000 + 100·s +
+/// k` with `s` = 0 (join and leave: the leave scenario replays the join
+/// scenario's population, seed 002 §4.2), 1 (dynamic), 2 (static); distinct
+/// for `k < 100` (the paper's 5, 10, 20).
 pub fn paper_set_seed(base: u64, scenario: Scenario, mirrors: usize) -> u64 {
     let s = match scenario {
-        Scenario::Join => 0u64,
-        Scenario::Leave => 1,
-        Scenario::Dynamic => 2,
-        Scenario::Static => 3,
+        Scenario::Join | Scenario::Leave => 0u64,
+        Scenario::Dynamic => 1,
+        Scenario::Static => 2,
     };
-    base.wrapping_mul(100)
-        .wrapping_add(s * 10)
+    base.wrapping_mul(1000)
+        .wrapping_add(s * 100)
         .wrapping_add(mirrors as u64)
+}
+
+/// The paper set's instance for (`scenario`, `mirrors`) under base seed
+/// `base` (`gen cma --paper-set` and `repro cma` both use it, so both write
+/// the same instances): one topology for every scenario (topology seed
+/// `base`), clients and mirrors from [`paper_set_seed`].
+pub fn paper_set_config(base: u64, scenario: Scenario, mirrors: usize) -> GenCmaConfig {
+    GenCmaConfig {
+        scenario,
+        mirrors,
+        seed: paper_set_seed(base, scenario, mirrors),
+        topology_seed: Some(base),
+        ..GenCmaConfig::default()
+    }
 }
 
 /// Generator settings.
@@ -100,10 +126,12 @@ pub struct GenCmaConfig {
     pub capacity: Option<Vec<usize>>,
     /// Static instances: total capacity `ceil(n·(1 + slack))`.
     pub slack: f64,
-    /// Routers per AS of the topology.
-    pub nodes_per_as: usize,
-    /// Minimum topology size (the paper's 5000).
-    pub min_nodes: usize,
+    /// The topology (BRITE top-down; default [`BriteConfig::seed_002`]).
+    /// When `clients + mirrors` exceed its size, ASes are added.
+    pub brite: BriteConfig,
+    /// Draw the topology from this seed instead of from `seed` (the paper
+    /// set shares one topology between its instances).
+    pub topology_seed: Option<u64>,
     /// Draw nodes from this measured square matrix (whitespace separated,
     /// ms) instead of a generated topology.
     pub from_matrix: Option<PathBuf>,
@@ -119,144 +147,12 @@ impl Default for GenCmaConfig {
             clients: None,
             capacity: None,
             slack: 0.0,
-            nodes_per_as: 100,
-            min_nodes: 5000,
+            brite: BriteConfig::seed_002(),
+            topology_seed: None,
             from_matrix: None,
             seed: 1,
         }
     }
-}
-
-/// An undirected weighted graph (adjacency lists).
-#[derive(Debug, Clone)]
-pub struct Topology {
-    adj: Vec<Vec<(u32, f64)>>,
-}
-
-impl Topology {
-    /// Number of nodes.
-    pub fn nodes(&self) -> usize {
-        self.adj.len()
-    }
-
-    /// Number of undirected links.
-    pub fn links(&self) -> usize {
-        self.adj.iter().map(Vec::len).sum::<usize>() / 2
-    }
-
-    fn link(&mut self, u: usize, v: usize, w: f64) {
-        self.adj[u].push((v as u32, w));
-        self.adj[v].push((u as u32, w));
-    }
-
-    /// Shortest-path delays from `src` to every node (Dijkstra, binary heap).
-    pub fn distances_from(&self, src: usize) -> Vec<f64> {
-        let mut dist = vec![f64::INFINITY; self.adj.len()];
-        let mut heap = BinaryHeap::new();
-        dist[src] = 0.0;
-        heap.push(Item(0.0, src as u32));
-        while let Some(Item(d, u)) = heap.pop() {
-            if d > dist[u as usize] {
-                continue;
-            }
-            for &(v, w) in &self.adj[u as usize] {
-                let nd = d + w;
-                if nd < dist[v as usize] {
-                    dist[v as usize] = nd;
-                    heap.push(Item(nd, v));
-                }
-            }
-        }
-        dist
-    }
-}
-
-#[derive(PartialEq)]
-struct Item(f64, u32);
-impl Eq for Item {}
-impl Ord for Item {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
-    }
-}
-impl PartialOrd for Item {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-/// The BRITE-like two-level topology: `ases` Barabási-Albert ASes of
-/// `per_as` Waxman routers each, link delays uniform in `[0, 25]` ms.
-/// Connected by construction. `O(ases · per_as²)` time.
-pub fn brite_like(ases: usize, per_as: usize, rng: &mut ChaCha8Rng) -> Topology {
-    let (ases, per_as) = (ases.max(1), per_as.max(1));
-    let mut topo = Topology {
-        adj: vec![Vec::new(); ases * per_as],
-    };
-    let delay = |rng: &mut ChaCha8Rng| rng.random_range(0.0..=25.0);
-    let (alpha, beta, side) = (0.15, 0.2, 1000.0f64);
-    let scale = beta * side * std::f64::consts::SQRT_2;
-    for a in 0..ases {
-        let base = a * per_as;
-        let pts: Vec<(f64, f64)> = (0..per_as)
-            .map(|_| (rng.random_range(0.0..side), rng.random_range(0.0..side)))
-            .collect();
-        for t in 1..per_as {
-            let mut w: Vec<f64> = (0..t)
-                .map(|s| {
-                    let d = ((pts[t].0 - pts[s].0).powi(2) + (pts[t].1 - pts[s].1).powi(2)).sqrt();
-                    alpha * (-d / scale).exp()
-                })
-                .collect();
-            for _ in 0..2.min(t) {
-                let s = weighted_pick(&w, rng);
-                w[s] = 0.0;
-                let d = delay(rng);
-                topo.link(base + t, base + s, d);
-            }
-        }
-    }
-    // Barabási-Albert over ASes: endpoint list = degree-proportional sampling.
-    let mut ends: Vec<usize> = Vec::new();
-    for a in 1..ases {
-        let mut chosen: Vec<usize> = Vec::new();
-        let mut tries = 0;
-        while chosen.len() < 2.min(a) {
-            tries += 1;
-            let b = if ends.is_empty() || tries > 100 {
-                rng.random_range(0..a)
-            } else {
-                ends[rng.random_range(0..ends.len())]
-            };
-            if !chosen.contains(&b) {
-                chosen.push(b);
-            }
-        }
-        for b in chosen {
-            let u = a * per_as + rng.random_range(0..per_as);
-            let v = b * per_as + rng.random_range(0..per_as);
-            let d = delay(rng);
-            topo.link(u, v, d);
-            ends.push(a);
-            ends.push(b);
-        }
-    }
-    topo
-}
-
-fn weighted_pick(w: &[f64], rng: &mut ChaCha8Rng) -> usize {
-    let total: f64 = w.iter().sum();
-    if total <= 0.0 {
-        return rng.random_range(0..w.len());
-    }
-    let mut x = rng.random_range(0.0..total);
-    for (i, &wi) in w.iter().enumerate() {
-        if x < wi {
-            return i;
-        }
-        x -= wi;
-    }
-    w.len() - 1
 }
 
 /// Default capacities of a scenario: the paper's for 5 mirrors, else the
@@ -392,50 +288,8 @@ pub fn generate_cma(cfg: &GenCmaConfig) -> Result<CmaInstance> {
     });
     let k = cfg.mirrors;
     let (delay, origin) = match &cfg.from_matrix {
-        Some(path) => {
-            let m = read_measured_matrix(path)?;
-            check_non_negative(&m, path)?;
-            let (mirrors, clients, rep) = pick_nodes(m.len(), k, n, &mut rng)?;
-            let delay: Vec<f64> = clients
-                .iter()
-                .flat_map(|&c| mirrors.iter().map(move |&j| (c, j)))
-                .map(|(c, j)| m[c][j])
-                .collect();
-            let how = if rep {
-                ", clients drawn with replacement"
-            } else {
-                ""
-            };
-            (
-                delay,
-                format!(
-                    "nodes of the measured matrix {} ({} nodes{how})",
-                    path.display(),
-                    m.len()
-                ),
-            )
-        }
-        None => {
-            let per_as = cfg.nodes_per_as.max(1);
-            let want = cfg.min_nodes.max(n + k);
-            let ases = want.div_ceil(per_as);
-            let topo = brite_like(ases, per_as, &mut rng);
-            let (mirrors, clients, rep) = pick_nodes(topo.nodes(), k, n, &mut rng)?;
-            let cols: Vec<Vec<f64>> = mirrors
-                .par_iter()
-                .map(|&j| topo.distances_from(j))
-                .collect();
-            let delay: Vec<f64> = clients
-                .iter()
-                .flat_map(|&c| cols.iter().map(move |col| col[c]))
-                .collect();
-            let how = if rep {
-                ", clients drawn with replacement"
-            } else {
-                ""
-            };
-            (delay, format!("BRITE-like topology: {ases} Barabasi-Albert ASes x {per_as} Waxman routers, {} links, delays U[0,25] ms{how}", topo.links()))
-        }
+        Some(path) => matrix_delays(path, n, k, &mut rng)?,
+        None => topology_delays(cfg, n, k, &mut rng)?,
     };
     let capacity = match &cfg.capacity {
         Some(c) if c.len() == k => c.clone(),
@@ -457,6 +311,88 @@ pub fn generate_cma(cfg: &GenCmaConfig) -> Result<CmaInstance> {
         cfg.seed
     ));
     Ok(inst)
+}
+
+fn replacement_note(rep: bool) -> &'static str {
+    if rep {
+        ", clients drawn with replacement"
+    } else {
+        ""
+    }
+}
+
+/// Client-to-mirror delays (row-major) between nodes of a measured matrix,
+/// and the instance's provenance.
+fn matrix_delays(
+    path: &Path,
+    n: usize,
+    k: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Vec<f64>, String)> {
+    let m = read_measured_matrix(path)?;
+    check_non_negative(&m, path)?;
+    let (mirrors, clients, rep) = pick_nodes(m.len(), k, n, rng)?;
+    let delay = clients
+        .iter()
+        .flat_map(|&c| {
+            let row = &m[c];
+            mirrors.iter().map(move |&j| row[j])
+        })
+        .collect();
+    let origin = format!(
+        "nodes of the measured matrix {} ({} nodes{})",
+        path.display(),
+        m.len(),
+        replacement_note(rep)
+    );
+    Ok((delay, origin))
+}
+
+/// Client-to-mirror shortest-path delays (row-major) on the BRITE topology
+/// of `cfg`, and the instance's provenance.
+fn topology_delays(
+    cfg: &GenCmaConfig,
+    n: usize,
+    k: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Vec<f64>, String)> {
+    let b = &cfg.brite;
+    let per_as = b.routers_per_as.max(1);
+    let brite = BriteConfig {
+        ases: b.ases.max((n + k).div_ceil(per_as)),
+        ..b.clone()
+    };
+    let topo = match cfg.topology_seed {
+        Some(s) => brite_top_down(&brite, &mut ChaCha8Rng::seed_from_u64(s)),
+        None => brite_top_down(&brite, rng),
+    };
+    let (mirrors, clients, rep) = pick_nodes(topo.nodes(), k, n, rng)?;
+    let cols: Vec<Vec<f64>> = mirrors
+        .par_iter()
+        .map(|&j| topo.distances_from(j))
+        .collect();
+    let delay = clients
+        .iter()
+        .flat_map(|&c| cols.iter().map(move |col| col[c]))
+        .collect();
+    let topo_seed = cfg
+        .topology_seed
+        .map_or(String::new(), |s| format!(", topology seed {s}"));
+    let origin = format!(
+        "BRITE top-down topology{topo_seed}: {} Barabasi-Albert ASes (m={}) x {per_as} Waxman routers \
+         (m={}, alpha={}, beta={}), edgeConn={}, {} links, link delays U[{},{}] ms{}",
+        brite.ases,
+        brite.as_m,
+        brite.router_m,
+        brite.alpha,
+        brite.beta,
+        brite.edge_conn.name(),
+        topo.links(),
+        brite.link_delay.0,
+        brite.link_delay.1,
+        replacement_note(rep)
+    );
+    Ok((delay, origin))
 }
 
 /// Delays are used as they are, so a measured matrix must not hold negative

@@ -1,5 +1,6 @@
 //! Files: instance formats, solution files, generators.
 
+pub mod brite;
 pub mod cma_events;
 pub mod cma_file;
 pub mod fields;
