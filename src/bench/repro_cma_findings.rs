@@ -281,15 +281,24 @@ fn dynamic_order(runs: &[ScenarioRun]) -> Finding {
         let max = |x: &SimResult| mean_over_phase(run, x, |r| r.max_delay);
         let (ai, ag, asa) = (avg(gi), avg(gg), avg(s));
         let (mi, mg, msa) = (max(gi), max(gg), max(s));
-        ok.push(ag - asa < ai - asa && msa < mg && msa < mi);
+        // §4.3 (Fig. 7) uses 5 mirrors; with 10 and 20 mirrors the paper
+        // reports running times only, and J-SA/L-SA minimises the total
+        // delay, not the maximum, so the maximum is shown there unchecked.
+        let paper_setting = run.mirrors == 5;
+        ok.push(ag - asa < ai - asa && (!paper_setting || (msa < mg && msa < mi)));
         here.push(format!(
-            "{}: average {ai:.3} / {ag:.3} / {asa:.3}, maximum {mi:.3} / {mg:.3} / {msa:.3}",
-            run.label()
+            "{}: average {ai:.3} / {ag:.3} / {asa:.3}, maximum {mi:.3} / {mg:.3} / {msa:.3}{}",
+            run.label(),
+            if paper_setting {
+                ""
+            } else {
+                " (maximum not checked)"
+            }
         ));
     }
     Finding {
         claim: "dynamic: J-greedy/L-greedy far closer to optimal than J-greedy/L-ignore; \
-                J-SA/L-SA has the lowest maximum delay",
+                J-SA/L-SA has the lowest maximum delay (5 mirrors, the setting of §4.3)",
         paper: "Fig. 7".into(),
         here: format!(
             "mean over events (ms), J-greedy/L-ignore / J-greedy/L-greedy / J-SA/L-SA: {}",
