@@ -42,7 +42,8 @@ impl MoveGraph<'_> {
         open.extend_from_slice(&s.dist);
         s.reached = false;
         loop {
-            // The unsettled node of least label (lowest index on ties).
+            // The unsettled node of least label: the target on ties (so the
+            // search stops early), else the lowest index.
             let (mut x, mut dx) = (usize::MAX, f64::INFINITY);
             for (v, &d) in open.iter().enumerate() {
                 if d < dx {
@@ -148,8 +149,8 @@ impl MoveGraph<'_> {
         path
     }
 
-    /// [`MoveGraph::path`] into a reused buffer.
-    pub fn path_into(&self, s: &Search, target: usize, path: &mut Vec<usize>) {
+    /// [`MoveGraph::path`] into a buffer.
+    fn path_into(&self, s: &Search, target: usize, path: &mut Vec<usize>) {
         path.clear();
         path.push(target);
         let mut x = target;
