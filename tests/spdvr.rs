@@ -8,7 +8,9 @@ use rand_chacha::ChaCha8Rng;
 use serverpick::engine::spdvr::{run_spdvr, spdvr_engine_names, start_for};
 use serverpick::engine::SolveOptions;
 use serverpick::model::network::ServerNetwork;
-use serverpick::model::spd::{BoundSpec, CommModel, SpdInstance, SpdSolution};
+use serverpick::model::spd::{
+    seed001_fig1 as fig1, BoundSpec, CommModel, SpdInstance, SpdSolution,
+};
 use serverpick::model::spd_eval::evaluate_spd;
 use serverpick::model::{SolveRecord, Status};
 use serverpick::Error;
@@ -177,28 +179,6 @@ fn exact_p2p_is_not_beaten_by_the_heuristics() {
     }
 }
 
-/// Seed 001 Fig. 1 / Table I with the server distances implied by Tables IV
-/// and V (d(A,B) 9, d(B,C) 8, d(B,D) 12, d(C,D) 10; E hangs off D).
-fn fig1(model: CommModel, mu: f64) -> SpdInstance {
-    let links = [
-        (0, 1, 9.0),
-        (1, 2, 8.0),
-        (1, 3, 12.0),
-        (2, 3, 10.0),
-        (3, 4, 15.0),
-    ];
-    let t = |r: [f64; 5]| r.iter().map(|&x| Some(x)).collect::<Vec<_>>();
-    let access = vec![
-        t([41., 55., 39., 70., 65.]),
-        t([52., 32., 43., 25., 48.]),
-        t([51., 37., 32., 72., 48.]),
-        t([52., 64., 60., 39., 48.]),
-        t([68., 37., 56., 55., 63.]),
-    ];
-    let net = ServerNetwork::new(5, &links);
-    SpdInstance::new("fig1", model, net, &access, BoundSpec::Absolute(mu)).unwrap()
-}
-
 /// §III-B's example (μ = 139, root D, start = Fig. 3's a→A b→D c→B d→D
 /// e→C, S' = {A,B,C,D}), hand-computed with the path `a(c,s) + D(s,D)` (not
 /// Table II, which omits `D(s,r)`): entries with `2p <= 139`, sorted:
@@ -212,7 +192,7 @@ fn fig1(model: CommModel, mu: f64) -> SpdInstance {
 /// 146 breaks μ: the erratum matters here.
 #[test]
 fn fig1_chain_example() {
-    let inst = fig1(CommModel::Cs, 139.0);
+    let inst = fig1(CommModel::Cs, 139.0).unwrap();
     let start = SpdSolution {
         root: Some(3),
         assign: vec![0, 3, 1, 3, 2],
@@ -255,7 +235,7 @@ fn chains_may_use_the_root_that_no_client_used() {
 
 #[test]
 fn infeasible_start_is_an_input_error() {
-    let inst = fig1(CommModel::Cs, 100.0);
+    let inst = fig1(CommModel::Cs, 100.0).unwrap();
     let start = SpdSolution {
         root: Some(3),
         assign: vec![0, 3, 1, 3, 2], // delay 132 > 100
@@ -274,7 +254,7 @@ fn infeasible_start_is_an_input_error() {
 
 #[test]
 fn start_comes_from_the_instance_or_a_named_engine() {
-    let mut inst = fig1(CommModel::Cs, 139.0);
+    let mut inst = fig1(CommModel::Cs, 139.0).unwrap();
     assert!(start_for(&inst, None, &opts()).is_err());
     let given = SpdSolution {
         root: Some(3),
@@ -289,7 +269,7 @@ fn start_comes_from_the_instance_or_a_named_engine() {
 
 #[test]
 fn engines_refuse_the_other_model_politely() {
-    let inst = fig1(CommModel::P2p, 139.0);
+    let inst = fig1(CommModel::P2p, 139.0).unwrap();
     let start = SpdSolution {
         root: None,
         assign: vec![0, 3, 1, 3, 2],

@@ -270,7 +270,7 @@ mod tests {
     #[test]
     fn cs_example_of_fig2() {
         // Fig. 2: root B; a→B (55) gives 2·55 = 110 directly.
-        let inst = fig1(CommModel::Cs, 110.0);
+        let inst = fig1(CommModel::Cs, 110.0).unwrap();
         let sol = SpdSolution {
             root: Some(1),
             assign: vec![1, 3, 1, 3, 1],
@@ -286,7 +286,7 @@ mod tests {
 
     #[test]
     fn p2p_single_host_counts_distinct_pairs_only() {
-        let inst = fig1(CommModel::P2p, 110.0);
+        let inst = fig1(CommModel::P2p, 110.0).unwrap();
         let sol = SpdSolution {
             root: None,
             assign: vec![1, 1, 1, 1, 1],
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn p2p_pairs_match_brute_force() {
-        let inst = fig1(CommModel::P2p, 110.0);
+        let inst = fig1(CommModel::P2p, 110.0).unwrap();
         let sol = SpdSolution {
             root: None,
             assign: vec![0, 3, 2, 3, 4],
@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn structural_errors_are_reported_not_panics() {
-        let inst = fig1(CommModel::Cs, 110.0);
+        let inst = fig1(CommModel::Cs, 110.0).unwrap();
         let bad = SpdSolution {
             root: None,
             assign: vec![9, 0, 0, 0, 0],

@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn table_iv_and_v_are_reproduced() {
-        let inst = fig1(CommModel::P2p, 139.0);
+        let inst = fig1(CommModel::P2p, 139.0).unwrap();
         let start = SpdSolution {
             root: None,
             assign: FIG3.to_vec(),
@@ -187,7 +187,7 @@ mod tests {
     /// found here) it is 18: the listing swaps a and e.
     #[test]
     fn worked_example_ends_at_variation_18() {
-        let inst = fig1(CommModel::P2p, 139.0);
+        let inst = fig1(CommModel::P2p, 139.0).unwrap();
         let start = SpdSolution {
             root: None,
             assign: FIG3.to_vec(),
