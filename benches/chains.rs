@@ -7,11 +7,11 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::engine::heuristic::chains::chains;
-use serverpick::engine::spdvr::{spdvr_engine, start_for};
-use serverpick::engine::SolveOptions;
-use serverpick::model::network::ServerNetwork;
-use serverpick::model::spd::{BoundSpec, CommModel, SpdInstance, SpdSolution};
+use serverpick::core::SolveOptions;
+use serverpick::net::network::ServerNetwork;
+use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdSolution};
+use serverpick::problems::spdvr::chains::chains;
+use serverpick::problems::spdvr::engines::{spdvr_engine, start_for};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -87,7 +87,7 @@ criterion_main!(benches);
 /// A seed 001 §IV instance: 25 servers, 120 clients, f = 1.3 (the crate's generator).
 fn paper_spd(
     seed: u64,
-    model: serverpick::model::spd::CommModel,
-) -> serverpick::model::spd::SpdInstance {
-    serverpick::io::gen_spd::paper_size_spd(model, 1.3, seed).expect("generated instance")
+    model: serverpick::problems::spd::model::CommModel,
+) -> serverpick::problems::spd::model::SpdInstance {
+    serverpick::problems::spd::gen::paper_size_spd(model, 1.3, seed).expect("generated instance")
 }

@@ -7,10 +7,10 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::engine::cma_sim::replay;
-use serverpick::engine::exact::cma_flow::solve_exact_flow;
-use serverpick::io::gen_cma::{generate_cma, GenCmaConfig, Scenario};
-use serverpick::model::cma::CmaInstance;
+use serverpick::problems::cma::exact_flow::solve_exact_flow;
+use serverpick::problems::cma::gen::{generate_cma, GenCmaConfig, Scenario};
+use serverpick::problems::cma::model::CmaInstance;
+use serverpick::problems::cma::sim::replay;
 use std::time::Duration;
 
 fn brite_static(n: usize, k: usize, seed: u64) -> CmaInstance {

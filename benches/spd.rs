@@ -4,9 +4,11 @@
 //! Sample size 10 keeps the whole run within a minute or two.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use serverpick::engine::{spd_engine, SolveOptions};
-use serverpick::io::gen_spd::{generate_paper_spd, PaperSpdParams};
-use serverpick::model::spd::{CommModel, SpdInstance};
+use serverpick::core::SolveOptions;
+use serverpick::problems::spd::engines::spd_engine;
+use serverpick::problems::spd::engines::LEXICOGRAPHIC;
+use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+use serverpick::problems::spd::model::{CommModel, SpdInstance};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -23,10 +25,9 @@ fn instance(model: CommModel, f: f64, seed: u64) -> SpdInstance {
 
 fn bench_spd(c: &mut Criterion) {
     let lex = SolveOptions::default();
-    let hosts_only = SolveOptions {
-        lexicographic: false,
-        ..SolveOptions::default()
-    };
+    let hosts_only = SolveOptions::default()
+        .with(&LEXICOGRAPHIC, false)
+        .expect("a flag");
     let mut group = c.benchmark_group("spd");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));

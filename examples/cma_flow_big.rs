@@ -3,9 +3,9 @@
 //! [SEED] [FILE]` (with FILE, solves that instance instead). Peak resident
 //! memory (VmHWM) is read from /proc before and after the solve.
 
-use serverpick::engine::exact::cma_flow::solve_exact_flow;
-use serverpick::io::cma_file::read_cma;
-use serverpick::io::gen_cma::{generate_cma, GenCmaConfig, Scenario};
+use serverpick::problems::cma::exact_flow::solve_exact_flow;
+use serverpick::problems::cma::file::read_cma;
+use serverpick::problems::cma::gen::{generate_cma, GenCmaConfig, Scenario};
 use std::path::Path;
 use std::time::Instant;
 
@@ -54,7 +54,11 @@ fn main() {
                 .collect();
             let short = n - cap.iter().sum::<usize>();
             cap[0] += short;
-            serverpick::model::cma::CmaInstance::new(format!("uniform-{n}x{k}-s{seed}"), cap, delay)
+            serverpick::problems::cma::model::CmaInstance::new(
+                format!("uniform-{n}x{k}-s{seed}"),
+                cap,
+                delay,
+            )
         }
         Some(f) => read_cma(Path::new(f)),
         None => generate_cma(&GenCmaConfig {

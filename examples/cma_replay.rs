@@ -1,8 +1,8 @@
 //! Times a policy's replay of a dynamic CMA instance (no evaluation):
 //! `cargo run --release --example cma_replay -- FILE POLICY [REPEAT]`.
 
-use serverpick::engine::cma_sim::replay;
-use serverpick::io::cma_file::read_cma;
+use serverpick::problems::cma::file::read_cma;
+use serverpick::problems::cma::sim::replay;
 use std::path::Path;
 
 fn main() {

@@ -21,9 +21,11 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serverpick::engine::cma_sim::{simulate, EventRecord, SimOptions};
-use serverpick::io::gen_cma::{brite_top_down, generate_cma, BriteConfig, EdgeConn, GenCmaConfig};
-use serverpick::model::cma::CmaInstance;
+use serverpick::problems::cma::gen::{
+    brite_top_down, generate_cma, BriteConfig, EdgeConn, GenCmaConfig,
+};
+use serverpick::problems::cma::model::CmaInstance;
+use serverpick::problems::cma::sim::{simulate, EventRecord, SimOptions};
 
 struct Variant {
     name: String,

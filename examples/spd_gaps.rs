@@ -12,10 +12,11 @@
 //! `(h − h*) / h*` to the proven optimum `h*` (instances without a proof are
 //! left out of the gaps; heuristic failures are counted separately).
 
-use serverpick::engine::{run_spd, spd_engine, SolveOptions};
-use serverpick::io::gen_spd::{generate_paper_spd, PaperSpdParams};
-use serverpick::model::spd::CommModel;
-use serverpick::model::Status;
+use serverpick::core::SolveOptions;
+use serverpick::core::Status;
+use serverpick::problems::spd::engines::{run_spd, spd_engine};
+use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+use serverpick::problems::spd::model::CommModel;
 
 fn main() -> serverpick::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,10 +43,7 @@ fn heuristics(model: CommModel) -> Vec<&'static str> {
 
 fn run_model(model: CommModel, f: f64, seeds: u64, limit: f64) -> serverpick::Result<()> {
     let names = heuristics(model);
-    let opts = SolveOptions {
-        time_limit: Some(limit),
-        ..SolveOptions::default()
-    };
+    let opts = SolveOptions::new(Some(limit), 0);
     let exact = spd_engine("exact")?;
     let (mut proven, mut times) = (0usize, Vec::new());
     let mut gaps: Vec<Vec<f64>> = vec![Vec::new(); names.len()];

@@ -7,10 +7,10 @@
 //!
 //! `cargo run --release --example spdvr_measure [SEEDS] [TIME_LIMIT_S]`
 
-use serverpick::engine::spdvr::{run_spdvr, start_for};
-use serverpick::engine::SolveOptions;
-use serverpick::model::spd::CommModel;
-use serverpick::model::SolveRecord;
+use serverpick::core::SolveOptions;
+use serverpick::core::SolveRecord;
+use serverpick::problems::spd::model::CommModel;
+use serverpick::problems::spdvr::engines::{run_spdvr, start_for};
 use std::collections::BTreeMap;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -37,10 +37,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let seeds: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let limit: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60.0);
-    let opts = SolveOptions {
-        time_limit: Some(limit),
-        ..SolveOptions::default()
-    };
+    let opts = SolveOptions::new(Some(limit), 0);
     for (model, start_engine, engines) in [
         (CommModel::Cs, "spdcs-h", vec!["chains", "exact"]),
         (
@@ -119,7 +116,7 @@ fn summarise(engines: &[&str], rows: &BTreeMap<&str, Vec<SolveRecord>>) {
 /// A seed 001 §IV instance: 25 servers, 120 clients, f = 1.3 (the crate's generator).
 fn paper_spd(
     seed: u64,
-    model: serverpick::model::spd::CommModel,
-) -> serverpick::model::spd::SpdInstance {
-    serverpick::io::gen_spd::paper_size_spd(model, 1.3, seed).expect("generated instance")
+    model: serverpick::problems::spd::model::CommModel,
+) -> serverpick::problems::spd::model::SpdInstance {
+    serverpick::problems::spd::gen::paper_size_spd(model, 1.3, seed).expect("generated instance")
 }

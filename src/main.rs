@@ -1,9 +1,6 @@
 //! The `serverpick` command: parsing and exit codes only; the work is in the
 //! library (`serverpick::cli`).
 
-use clap::Parser;
-
 fn main() {
-    let cli = serverpick::cli::Cli::parse();
-    std::process::exit(serverpick::cli::run(cli));
+    std::process::exit(serverpick::cli::run_args(std::env::args_os()));
 }

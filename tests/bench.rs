@@ -2,17 +2,17 @@
 //! rows, shard partition, resume after an interrupted run, error rows.
 
 use serde_json::{Map, Value};
-use serverpick::bench::dispatch::InstanceFeatures;
 use serverpick::bench::export::read_jsonl;
 use serverpick::bench::row::CONFLICT;
 use serverpick::bench::shard::{shard_of, Shard};
 use serverpick::bench::{annotate, merge, run_bench, BenchConfig, BenchRow, Dispatch, Registry};
-use serverpick::engine::SolveOptions;
-use serverpick::io::gen_spd::{generate_paper_spd, PaperSpdParams};
-use serverpick::io::spd_file::to_file;
-use serverpick::io::Instance;
-use serverpick::model::spd::CommModel;
-use serverpick::model::{SolveRecord, Status};
+use serverpick::core::InstanceFeatures;
+use serverpick::core::ProblemInstance;
+use serverpick::core::SolveOptions;
+use serverpick::core::{SolveRecord, Status};
+use serverpick::problems::spd::file::to_file;
+use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+use serverpick::problems::spd::model::CommModel;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -42,10 +42,7 @@ fn config(paths: Vec<PathBuf>, out: PathBuf) -> BenchConfig {
     let mut c = BenchConfig::new(paths, out);
     c.progress = false;
     c.jobs = 2;
-    c.options = SolveOptions {
-        time_limit: Some(20.0),
-        ..SolveOptions::default()
-    };
+    c.options = SolveOptions::new(Some(20.0), 0);
     c
 }
 
@@ -63,12 +60,17 @@ impl Dispatch for WithFailures {
         v.extend(["boom".to_string(), "nothing".to_string()]);
         v
     }
-    fn applicable_engines(&self, inst: &Instance) -> Vec<String> {
+    fn applicable_engines(&self, inst: &dyn ProblemInstance) -> Vec<String> {
         let mut v = Registry.applicable_engines(inst);
         v.extend(["boom".to_string(), "nothing".to_string()]);
         v
     }
-    fn run_engine(&self, inst: &Instance, engine: &str, opts: &SolveOptions) -> SolveRecord {
+    fn run_engine(
+        &self,
+        inst: &dyn ProblemInstance,
+        engine: &str,
+        opts: &SolveOptions,
+    ) -> SolveRecord {
         match engine {
             "boom" => panic!("boom engine exploded on {}", inst.name()),
             "nothing" => {
@@ -79,7 +81,7 @@ impl Dispatch for WithFailures {
             _ => Registry.run_engine(inst, engine, opts),
         }
     }
-    fn features(&self, inst: &Instance) -> InstanceFeatures {
+    fn features(&self, inst: &dyn ProblemInstance) -> InstanceFeatures {
         Registry.features(inst)
     }
 }
@@ -140,6 +142,7 @@ fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option
         problem: "spd".into(),
         engine: engine.into(),
         status,
+        reason: None,
         objective: obj,
         best_known: None,
         best_known_is_optimal: None,

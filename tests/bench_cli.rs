@@ -1,29 +1,20 @@
 //! The bench CLI front ends (`cli::bench`): argument parsing through clap,
 //! a run on the bundled instances, a tiny `repro spd` and `repro cma`.
 
-use clap::Parser;
 use serverpick::bench::export::read_jsonl;
 use serverpick::bench::row::CONFLICT;
 use serverpick::bench::summary::render_markdown;
-use serverpick::cli::bench::{
-    run_bench, run_bench_merge, run_repro, BenchArgs, BenchMergeArgs, ReproArgs,
-};
 use std::path::Path;
 
-#[derive(Parser)]
-enum Cmd {
-    Bench(BenchArgs),
-    BenchMerge(BenchMergeArgs),
-    Repro(ReproArgs),
-}
-
+/// Runs the real command line in process: exit 0 → `Ok`, 2 → a usage
+/// error, anything else → a failed check.
 fn run(args: &[&str]) -> serverpick::Result<()> {
     let mut full = vec!["serverpick"];
     full.extend_from_slice(args);
-    match Cmd::try_parse_from(full).expect("arguments parse") {
-        Cmd::Bench(a) => run_bench(&a),
-        Cmd::BenchMerge(a) => run_bench_merge(&a),
-        Cmd::Repro(a) => run_repro(&a),
+    match serverpick::cli::run_args(full) {
+        0 => Ok(()),
+        2 => Err(serverpick::Error::Usage("exit code 2".into())),
+        c => Err(serverpick::Error::Solver(format!("exit code {c}"))),
     }
 }
 
@@ -57,7 +48,7 @@ fn bench_on_the_bundled_instances_then_shards_and_merge() {
     // The ZIZO failure of seed 001 Fig. 5 is an error row, not a stopped run.
     assert!(rows
         .iter()
-        .any(|r| r.engine == "zizo" && r.status == serverpick::model::Status::Error));
+        .any(|r| r.engine == "zizo" && r.status == serverpick::core::Status::Error));
     // Same folder again without --resume: refused; with --resume: nothing to do.
     assert!(run(&["bench", &instances(), "-e", engines, "--out", o, "-q"]).is_err());
     run(&[
@@ -245,12 +236,12 @@ fn repro_cma_on_a_shrunk_grid_writes_every_output() {
     ] {
         assert!(out.join(f).is_file(), "{f}");
     }
-    // The static instances: 6 × (exact-flow, exact, greedy, j-sa); the exact
+    // The static instances: 6 × (exact-flow, exact, j-greedy, j-sa); the exact
     // engines and J-SA agree on every instance.
     let rows = read_jsonl(&out.join("results.jsonl")).unwrap().rows;
     assert_eq!(rows.len(), 6 * 4);
-    for r in rows.iter().filter(|r| r.engine != "greedy") {
-        assert_eq!(r.status, serverpick::model::Status::Optimal, "{r:?}");
+    for r in rows.iter().filter(|r| r.engine != "j-greedy") {
+        assert_eq!(r.status, serverpick::core::Status::Optimal, "{r:?}");
         let best = r.best_known.unwrap();
         assert!((r.objective.unwrap() - best).abs() <= 1e-6 * (1.0 + best));
     }
@@ -264,8 +255,9 @@ fn repro_cma_on_a_shrunk_grid_writes_every_output() {
 
 #[test]
 fn repro_cma_instances_round_trip_through_simulate() {
-    use serverpick::engine::cma_sim::{simulate, SimOptions};
-    use serverpick::io::{read_instance, Instance};
+    use serverpick::core::registry::read_instance;
+    use serverpick::problems::cma::sim::{simulate, SimOptions};
+    use serverpick::problems::cma::Instance;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r");
     let o = out.to_str().unwrap();
@@ -284,15 +276,15 @@ fn repro_cma_instances_round_trip_through_simulate() {
         o,
         "-q",
         "-e",
-        "exact-flow,greedy",
+        "exact-flow,j-greedy",
     ])
     .unwrap();
-    let Instance::Cma(inst) = read_instance(&out.join("instances/cma-dynamic-5m.json")).unwrap()
-    else {
+    let loaded = read_instance(&out.join("instances/cma-dynamic-5m.json")).unwrap();
+    let Some(Instance(inst)) = loaded.as_any().downcast_ref::<Instance>() else {
         panic!("not a CMA instance")
     };
     assert_eq!(inst.clients(), 39);
-    let sim = simulate(&inst, "j-greedy/l-greedy", &SimOptions::default()).unwrap();
+    let sim = simulate(inst, "j-greedy/l-greedy", &SimOptions::default()).unwrap();
     let written = events(&out.join("sim/dynamic-5m/j-greedy_l-greedy/events.jsonl"));
     assert_eq!(sim.records.len(), written.len());
     for (r, w) in sim.records.iter().zip(&written) {

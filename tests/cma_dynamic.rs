@@ -4,10 +4,10 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::engine::cma_sim::{simulate, Policy, SimOptions};
-use serverpick::io::cma_events::write_simulation;
-use serverpick::io::cma_file::read_cma;
-use serverpick::model::cma::{CmaEvent, CmaInstance};
+use serverpick::problems::cma::events::write_simulation;
+use serverpick::problems::cma::file::read_cma;
+use serverpick::problems::cma::model::{CmaEvent, CmaInstance};
+use serverpick::problems::cma::sim::{simulate, Policy, SimOptions};
 use serverpick::Error;
 use std::path::Path;
 
@@ -194,7 +194,7 @@ fn the_small_dynamic_example_runs_under_every_policy() {
         ..SimOptions::default()
     };
     let mut finals = Vec::new();
-    for policy in serverpick::engine::cma_sim::POLICY_NAMES {
+    for policy in serverpick::problems::cma::sim::POLICY_NAMES {
         let sim = simulate(&inst, policy, &opts).unwrap();
         assert_eq!(sim.records.len(), 220, "{policy}");
         let last = sim.records.last().unwrap();

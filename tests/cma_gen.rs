@@ -1,12 +1,12 @@
 //! The CMA generator: seeded, the seed 002 §4 scenario shapes, measured
 //! matrices, and round trips through the file format.
 
-use serverpick::io::cma_file::{read_cma, write_cma};
-use serverpick::io::gen_cma::{
+use serverpick::problems::cma::file::{read_cma, write_cma};
+use serverpick::problems::cma::gen::{
     brite_like, brite_top_down, generate_cma, paper_set_config, paper_set_seed, BriteConfig,
     EdgeConn, GenCmaConfig, Scenario, Topology,
 };
-use serverpick::model::cma::CmaEvent;
+use serverpick::problems::cma::model::CmaEvent;
 use std::path::Path;
 
 fn cfg(scenario: Scenario, mirrors: usize, clients: usize) -> GenCmaConfig {

@@ -1,7 +1,7 @@
 //! The mirror move graph: cheapest moves stay exact through moves and rescans.
 
-use serverpick::engine::cma_moves::{prev_float, MoveGraph};
-use serverpick::model::cma::CmaInstance;
+use serverpick::problems::cma::model::CmaInstance;
+use serverpick::problems::cma::moves::{prev_float, MoveGraph};
 
 #[test]
 fn prev_float_is_strictly_below() {

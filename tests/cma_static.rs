@@ -2,12 +2,12 @@
 //! resources → capacity, and invalid input.
 
 use proptest::prelude::*;
-use serverpick::engine::cma::run_cma;
-use serverpick::engine::exact::cma_flow::{residual_negative_cycle, solve_exact_flow};
-use serverpick::engine::SolveOptions;
-use serverpick::io::cma_file::{parse_cma, read_cma};
-use serverpick::model::cma::CmaInstance;
-use serverpick::model::Status;
+use serverpick::core::SolveOptions;
+use serverpick::core::Status;
+use serverpick::problems::cma::engines::run_cma;
+use serverpick::problems::cma::exact_flow::{residual_negative_cycle, solve_exact_flow};
+use serverpick::problems::cma::file::{parse_cma, read_cma};
+use serverpick::problems::cma::model::CmaInstance;
 use serverpick::Error;
 use std::path::Path;
 
@@ -93,7 +93,7 @@ proptest! {
             prop_assert!((total - bound).abs() <= 1e-7 * total.max(1.0), "{total} vs {bound}");
             let js = run_cma("j-sa", &inst, &SolveOptions::default());
             prop_assert!((js.objective.unwrap() - total).abs() <= 1e-7 * total.max(1.0));
-            let greedy = run_cma("greedy", &inst, &SolveOptions::default());
+            let greedy = run_cma("j-greedy", &inst, &SolveOptions::default());
             prop_assert!(greedy.objective.unwrap() >= total - 1e-7 * total.max(1.0));
         } else {
             prop_assert!(inst.clients() > inst.total_capacity());
@@ -117,7 +117,7 @@ fn greedy_can_be_suboptimal_and_the_certificate_sees_it() {
     let inst = read_cma(Path::new("instances/cma-small.json")).unwrap();
     let opts = SolveOptions::default();
     let flow = run_cma("exact-flow", &inst, &opts);
-    let greedy = run_cma("greedy", &inst, &opts);
+    let greedy = run_cma("j-greedy", &inst, &opts);
     assert_eq!(flow.status, Status::Optimal);
     assert_eq!(greedy.status, Status::Feasible);
     assert!(greedy.objective.unwrap() > flow.objective.unwrap());
@@ -129,7 +129,7 @@ fn greedy_can_be_suboptimal_and_the_certificate_sees_it() {
 #[test]
 fn more_clients_than_capacity_is_infeasible_for_every_engine() {
     let inst = CmaInstance::new("x", vec![1, 1], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    for engine in ["exact-flow", "exact", "greedy", "j-sa"] {
+    for engine in ["exact-flow", "exact", "j-greedy", "j-sa"] {
         let r = run_cma(engine, &inst, &SolveOptions::default());
         assert_eq!(r.status, Status::Infeasible, "{engine}: {:?}", r.message);
         assert!(r.solution.is_none());
@@ -242,8 +242,12 @@ fn invalid_input_names_file_field_and_index() {
 #[test]
 fn fixture_files_read_through_the_dispatcher() {
     for f in ["instances/cma-paper-fig3.json", "instances/cma-small.json"] {
-        let inst = serverpick::io::read_instance(Path::new(f)).unwrap();
-        assert!(matches!(inst, serverpick::io::Instance::Cma(_)), "{f}");
+        let inst = serverpick::core::registry::read_instance(Path::new(f)).unwrap();
+        assert_eq!(inst.problem(), "cma", "{f}");
+        assert!(
+            inst.as_any().is::<serverpick::problems::cma::Instance>(),
+            "{f}"
+        );
     }
 }
 
@@ -254,14 +258,14 @@ proptest! {
     /// only the start, never the optimum, and leaves no negative cycle.
     #[test]
     fn sampled_start_gives_the_same_optimum(inst in inst_strategy(400, 6, true), from in 16usize..120) {
-        use serverpick::engine::exact::cma_flow::{exact_flow_graph, exact_flow_graph_sampled};
+        use serverpick::problems::cma::exact_flow::{exact_flow_graph, exact_flow_graph_sampled};
         let clients: Vec<usize> = (0..inst.clients()).collect();
         let plain = exact_flow_graph(&inst, &clients).unwrap();
         let sampled = exact_flow_graph_sampled(&inst, &clients, from).unwrap();
         match (plain, sampled) {
             (None, None) => {}
             (Some(a), Some(b)) => {
-                let total = |g: &serverpick::engine::cma_moves::MoveGraph<'_>| -> f64 {
+                let total = |g: &serverpick::problems::cma::moves::MoveGraph<'_>| -> f64 {
                     clients.iter().map(|&i| inst.delay(i, g.mirror_of(i).unwrap())).sum()
                 };
                 let ca = residual_negative_cycle(&inst, &a.assignment());
@@ -269,7 +273,7 @@ proptest! {
                 prop_assert!((total(&a) - total(&b)).abs() < 1e-7, "plain {} {:?} sampled {} {:?} n {} from {}", total(&a), ca, total(&b), cb, inst.clients(), from);
                 let assign = b.assignment();
                 prop_assert!(residual_negative_cycle(&inst, &assign).is_none());
-                let ev = serverpick::model::cma_eval::evaluate_cma(&inst, &assign, 100.0);
+                let ev = serverpick::problems::cma::eval::evaluate_cma(&inst, &assign, 100.0);
                 prop_assert!(ev.is_feasible(), "{:?}", ev.violations);
             }
             _ => prop_assert!(false, "feasibility differs"),

@@ -3,8 +3,8 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::model::network::ServerNetwork;
-use serverpick::model::spd::{BoundSpec, CommModel, SpdInstance};
+use serverpick::net::network::ServerNetwork;
+use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance};
 
 /// A random instance: `n` servers on a random connected graph, `m` clients,
 /// integer latencies (so ties happen), bound `f·Γ`.

@@ -4,12 +4,14 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::engine::{run_spd, spd_engine, SolveOptions};
-use serverpick::io::gen_spd::{generate_paper_spd, PaperSpdParams};
-use serverpick::model::network::ServerNetwork;
-use serverpick::model::spd::{BoundSpec, CommModel, SpdInstance, SpdSolution};
-use serverpick::model::spd_eval::{approx_eq, evaluate_spd, lex_less};
-use serverpick::model::{SolveRecord, Status};
+use serverpick::core::SolveOptions;
+use serverpick::core::{SolveRecord, Status};
+use serverpick::net::network::ServerNetwork;
+use serverpick::problems::spd::engines::LEXICOGRAPHIC;
+use serverpick::problems::spd::engines::{run_spd, spd_engine};
+use serverpick::problems::spd::eval::{approx_eq, evaluate_spd, lex_less};
+use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdSolution};
 
 type Key = (usize, f64, f64);
 
@@ -83,10 +85,7 @@ fn brute_force(inst: &SpdInstance) -> Option<Key> {
 }
 
 fn exact(inst: &SpdInstance) -> SolveRecord {
-    let opts = SolveOptions {
-        time_limit: Some(60.0),
-        ..SolveOptions::default()
-    };
+    let opts = SolveOptions::new(Some(60.0), 0);
     run_spd(
         spd_engine("exact").expect("exact exists").as_ref(),
         inst,
@@ -248,10 +247,7 @@ fn zero_time_limit_returns_the_incumbent_and_a_bound() {
             ..PaperSpdParams::default()
         };
         let inst = generate_paper_spd(&p, 3).unwrap();
-        let opts = SolveOptions {
-            time_limit: Some(0.0),
-            ..SolveOptions::default()
-        };
+        let opts = SolveOptions::new(Some(0.0), 0);
         let rec = run_spd(spd_engine("exact").unwrap().as_ref(), &inst, &opts);
         assert_eq!(rec.status, Status::TimeLimit, "{model}: {:?}", rec.message);
         let hosts = rec.objective.expect("an incumbent");
@@ -271,10 +267,9 @@ fn disconnected_networks_do_not_panic_and_stay_exact() {
 #[test]
 fn lexicographic_off_still_proves_hosts() {
     let inst = tiny(CommModel::Cs, 5, 6, 0.6, 1.1, 11);
-    let opts = SolveOptions {
-        lexicographic: false,
-        ..SolveOptions::default()
-    };
+    let opts = SolveOptions::default()
+        .with(&LEXICOGRAPHIC, false)
+        .expect("a flag");
     let rec = run_spd(spd_engine("exact").unwrap().as_ref(), &inst, &opts);
     let b = brute_force(&inst).expect("feasible at f = 1.1");
     assert_eq!(rec.status, Status::Optimal);

@@ -4,15 +4,17 @@ mod common_spd;
 
 use common_spd::random_spd;
 use proptest::prelude::*;
-use serverpick::engine::heuristic::matching::algorithm_matching;
-use serverpick::engine::{run_spd, spd_engine, spd_engines, SolveOptions};
-use serverpick::io::spd_file::read_spd;
-use serverpick::model::spd::{CommModel, SpdSolution};
-use serverpick::model::spd_eval::evaluate_spd;
-use serverpick::model::Status;
+use serverpick::core::SolveOptions;
+use serverpick::core::Status;
+use serverpick::problems::spd::algorithm_matching::algorithm_matching;
+use serverpick::problems::spd::engines::KBEST_MAX_SUBSETS;
+use serverpick::problems::spd::engines::{run_spd, spd_engine, spd_engines};
+use serverpick::problems::spd::eval::evaluate_spd;
+use serverpick::problems::spd::file::read_spd;
+use serverpick::problems::spd::model::{CommModel, SpdSolution};
 use std::path::Path;
 
-fn instance(name: &str) -> serverpick::model::spd::SpdInstance {
+fn instance(name: &str) -> serverpick::problems::spd::model::SpdInstance {
     read_spd(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("instances")
@@ -59,10 +61,9 @@ fn fig2_two_servers_suffice() {
 #[test]
 fn kbest_refuses_politely_above_its_cap() {
     let inst = random_spd(12, 10, CommModel::Cs, 1.0, 5);
-    let opts = SolveOptions {
-        kbest_max_subsets: 1,
-        ..Default::default()
-    };
+    let opts = SolveOptions::default()
+        .with(&KBEST_MAX_SUBSETS, 1)
+        .expect("a count");
     let r = run_spd(spd_engine("k-best").unwrap().as_ref(), &inst, &opts);
     assert_eq!(r.status, Status::Error);
     assert!(r.message.unwrap().contains("refused"));

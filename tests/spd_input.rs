@@ -1,7 +1,7 @@
 //! Every class of invalid SPD input gives an error naming file, field and
 //! index — never a panic.
 
-use serverpick::io::read_instance;
+use serverpick::core::registry::read_instance;
 use serverpick::Error;
 use std::path::PathBuf;
 
@@ -141,13 +141,15 @@ fn version_problem_and_syntax() {
 }
 
 #[test]
-#[allow(irrefutable_let_patterns)]
 fn csv_matrices_are_read_and_their_errors_located() {
     let dir = tempfile::tempdir().unwrap();
     write(&dir, "acc.csv", "10,20,30\n30,,10\n");
     let ok = GOOD.replacen("[[10, 20, 30], [30, 20, 10]]", r#"{"csv": "acc.csv"}"#, 1);
     let inst = read_instance(&write(&dir, "ok.json", &ok)).unwrap();
-    let serverpick::io::Instance::Spd(inst) = inst else {
+    let Some(serverpick::problems::spd::Instance(inst)) =
+        inst.as_any()
+            .downcast_ref::<serverpick::problems::spd::Instance>()
+    else {
         panic!("not an SPD instance")
     };
     assert!(inst.access(1, 1).is_infinite());

@@ -5,14 +5,14 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::engine::spdvr::{run_spdvr, spdvr_engine_names, start_for};
-use serverpick::engine::SolveOptions;
-use serverpick::model::network::ServerNetwork;
-use serverpick::model::spd::{
+use serverpick::core::SolveOptions;
+use serverpick::core::{SolveRecord, Status};
+use serverpick::net::network::ServerNetwork;
+use serverpick::problems::spd::eval::evaluate_spd;
+use serverpick::problems::spd::model::{
     seed001_fig1 as fig1, BoundSpec, CommModel, SpdInstance, SpdSolution,
 };
-use serverpick::model::spd_eval::evaluate_spd;
-use serverpick::model::{SolveRecord, Status};
+use serverpick::problems::spdvr::engines::{run_spdvr, spdvr_engine_names, start_for};
 use serverpick::Error;
 
 /// A seeded random SPD instance: complete symmetric server latencies
@@ -49,10 +49,7 @@ fn random_instance(seed: u64, n: usize, m: usize, model: CommModel, f: f64) -> S
 }
 
 fn opts() -> SolveOptions {
-    SolveOptions {
-        time_limit: Some(30.0),
-        ..SolveOptions::default()
-    }
+    SolveOptions::new(Some(30.0), 0)
 }
 
 fn metric(r: &SolveRecord, key: &str) -> f64 {

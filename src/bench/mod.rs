@@ -1,6 +1,8 @@
-//! The benchmark runner (`serverpick bench`, `bench-merge`, `repro`).
+//! The benchmark runner (`serverpick bench`, `bench-merge`, and the
+//! families' `repro` commands, which build on it). It knows no family by
+//! name: instances come from the registry.
 //!
-//! - [`dispatch`]: the one place mapping an instance to its engines.
+//! - [`dispatch`]: how the runner reaches an instance's engines.
 //! - [`runner`]: parallel runs, error rows for failing or panicking engines,
 //!   row-by-row `results.jsonl`, `--resume`, `bench-merge`.
 //! - [`row`]: the flat result row; best known, gap and conflict detection.
@@ -8,8 +10,6 @@
 //! - [`export`]: CSV and JSON Lines exporters.
 //! - [`summary`]: writes `summary.md`.
 //! - [`plot`]: SVG plots.
-//! - [`repro`]: the papers' experiments (seed 001 §IV); [`repro_cma`] with
-//!   [`repro_cma_figures`] and [`repro_cma_findings`]: seed 002 §4.
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
 //! rows complete), `results.csv`, `summary.md` and `*.svg`, all regenerated
@@ -18,16 +18,12 @@
 pub mod dispatch;
 pub mod export;
 pub mod plot;
-pub mod repro;
-pub mod repro_cma;
-pub mod repro_cma_figures;
-pub mod repro_cma_findings;
 pub mod row;
 pub mod runner;
 pub mod shard;
 pub mod summary;
 
-pub use dispatch::{applicable_engines, run_engine, Dispatch, Registry};
+pub use dispatch::{Dispatch, Registry};
 pub use row::{annotate, BenchRow};
 pub use runner::{merge, run_bench, BenchConfig, BenchOutcome};
 pub use shard::Shard;

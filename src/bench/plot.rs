@@ -269,7 +269,12 @@ pub fn write_bench_plots(
 fn size_spec(problem: &str) -> ChartSpec {
     ChartSpec {
         title: format!("{problem}: runtime vs instance size (line: median)"),
-        x_desc: "instance size (SPD: servers × clients)".into(),
+        x_desc: format!(
+            "instance size ({})",
+            crate::core::registry::reader_of(problem)
+                .map(|f| f.size_label())
+                .unwrap_or("problem-defined")
+        ),
         y_desc: "engine runtime (ms, log scale)".into(),
         log_x: false,
         log_y: true,

@@ -6,7 +6,8 @@
 //! Non-scalar metrics (host lists, violation lists) are not copied: a row is a
 //! number per column.
 
-use crate::model::{relative_gap, SolveRecord, Status};
+use crate::core::check::{cross_check, Claim};
+use crate::core::{relative_gap, FailureReason, SolveRecord, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ pub const FIXED_COLUMNS: &[&str] = &[
     "problem",
     "engine",
     "status",
+    "reason",
     "objective",
     "best_known",
     "best_known_is_optimal",
@@ -46,6 +48,9 @@ pub struct BenchRow {
     pub engine: String,
     /// How the run ended.
     pub status: Status,
+    /// Why it failed (typed), when it did.
+    #[serde(default)]
+    pub reason: Option<FailureReason>,
     /// The evaluator's primary objective (minimised).
     pub objective: Option<f64>,
     /// Best known objective on this instance over every row of the result set.
@@ -95,6 +100,7 @@ impl BenchRow {
             problem: rec.problem,
             engine: rec.engine,
             status: rec.status,
+            reason: rec.reason,
             objective: rec.objective.filter(|x| x.is_finite()),
             best_known: None,
             best_known_is_optimal: None,
@@ -134,29 +140,6 @@ fn insert_scalar(extra: &mut Map<String, Value>, key: &str, v: &Value) {
     extra.insert(k, v.clone());
 }
 
-/// Tolerance for comparing objectives: `1e-9 · max(1, |x|)`.
-fn tol(x: f64) -> f64 {
-    1e-9 * x.abs().max(1.0)
-}
-
-/// A row with a usable objective (a valid solution the evaluator accepted).
-fn found(r: &BenchRow) -> Option<f64> {
-    match r.status {
-        Status::Optimal | Status::Feasible | Status::TimeLimit => r.objective,
-        _ => None,
-    }
-}
-
-/// The proven lower bound a row claims: its objective when `optimal`, else
-/// its `bound`.
-fn claimed_bound(r: &BenchRow) -> Option<f64> {
-    match r.status {
-        Status::Optimal => r.objective.or(r.bound),
-        Status::Feasible | Status::TimeLimit => r.bound,
-        _ => None,
-    }
-}
-
 /// Fills `best_known`, `best_known_is_optimal`, `gap` and `check` on every
 /// row, per instance file, and returns one description per contradiction.
 ///
@@ -179,41 +162,37 @@ pub fn annotate(rows: &mut [BenchRow]) -> Vec<String> {
 }
 
 fn annotate_group(rows: &mut [BenchRow], idx: &[usize], conflicts: &mut Vec<String>) {
-    let best = idx
+    let claims: Vec<Claim> = idx
         .iter()
-        .filter_map(|&i| found(&rows[i]).map(|o| (o, i)))
-        .min_by(|a, b| a.0.total_cmp(&b.0));
-    let proof = idx
+        .map(|&i| Claim {
+            engine: &rows[i].engine,
+            status: rows[i].status,
+            objective: rows[i].objective,
+            bound: rows[i].bound,
+        })
+        .collect();
+    let label = rows.get(idx[0]).map(|r| r.file.clone()).unwrap_or_default();
+    let check = cross_check(&label, &claims);
+    let best = check.best.map(|(o, _)| o);
+    let bad: Vec<usize> = check
+        .conflicts
         .iter()
-        .filter_map(|&i| claimed_bound(&rows[i]).map(|b| (b, i)))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    let mut bad: Vec<usize> = Vec::new();
-    if let (Some((b, bi)), Some((o, oi))) = (proof, best) {
-        if o < b - tol(b) {
-            let (p, q) = (&rows[bi], &rows[oi]);
-            conflicts.push(format!(
-                "{}: {} claims a proven bound {b} ({}) but {} found {o}",
-                p.file, p.engine, p.status, q.engine
-            ));
-            bad.extend([bi, oi]);
-        }
-    }
-    let infeasible = idx.iter().find(|&&i| rows[i].status == Status::Infeasible);
-    if let (Some(&ii), Some((o, oi))) = (infeasible, best) {
-        conflicts.push(format!(
-            "{}: {} claims infeasible but {} found a solution with objective {o}",
-            rows[ii].file, rows[ii].engine, rows[oi].engine
-        ));
-        bad.extend([ii, oi]);
-    }
-    let proven =
-        bad.is_empty() && matches!((proof, best), (Some((b, _)), Some((o, _))) if b >= o - tol(o));
+        .flat_map(|c| c.runs.iter().map(|&k| idx[k]))
+        .collect();
+    conflicts.extend(check.conflicts.into_iter().map(|c| c.message));
     for &i in idx {
         let r = &mut rows[i];
-        r.best_known = best.map(|(o, _)| o);
-        r.best_known_is_optimal = best.map(|_| proven);
-        r.gap = match (found(r), best) {
-            (Some(o), Some((b, _))) => Some(relative_gap(o, b)).filter(|g| g.is_finite()),
+        let found = Claim {
+            engine: &r.engine,
+            status: r.status,
+            objective: r.objective,
+            bound: r.bound,
+        }
+        .found();
+        r.best_known = best;
+        r.best_known_is_optimal = best.map(|_| check.proven);
+        r.gap = match (found, best) {
+            (Some(o), Some(b)) => Some(relative_gap(o, b)).filter(|g| g.is_finite()),
             _ => None,
         };
         r.check = None;

@@ -4,14 +4,15 @@
 //! conflicts) and `results.csv`, `summary.md` and the plots regenerated from
 //! the rows.
 
-use crate::bench::dispatch::{error_record, problem_name, Dispatch, InstanceFeatures};
+use crate::bench::dispatch::{error_record, Dispatch, InstanceFeatures};
 use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
 use crate::bench::{plot, summary};
-use crate::engine::SolveOptions;
+use crate::core::registry::read_instance;
+use crate::core::{FailureReason, ProblemInstance, SolveOptions};
 use crate::error::{Error, Result};
-use crate::io::{collect_instance_files, read_instance, Instance};
+use crate::io::collect_instance_files;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -83,7 +84,7 @@ pub struct BenchOutcome {
 
 struct Loaded {
     file: String,
-    inst: Instance,
+    inst: Box<dyn ProblemInstance>,
     features: InstanceFeatures,
 }
 
@@ -115,6 +116,11 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
     let jsonl = config.out.join(RESULTS_JSONL);
     let previous = previous_rows(&jsonl, config.resume)?;
     let done: HashSet<(String, String, u32)> = previous.iter().map(BenchRow::key).collect();
+    for l in &loaded {
+        if let Some(why) = l.inst.unsolvable() {
+            eprintln!("bench: {}: skipped: {why}", l.file);
+        }
+    }
     let all_units = units(&loaded, config, dispatch);
     let total = all_units.len();
     let todo: Vec<Unit> = all_units
@@ -156,7 +162,7 @@ fn check_engines(wanted: Option<&[String]>, known: &[String]) -> Result<()> {
 
 fn load(path: &Path, dispatch: &dyn Dispatch) -> Result<Loaded> {
     let inst = read_instance(path)?;
-    let features = dispatch.features(&inst);
+    let features = dispatch.features(inst.as_ref());
     Ok(Loaded {
         file: path.display().to_string(),
         inst,
@@ -191,7 +197,7 @@ fn previous_rows(jsonl: &Path, resume: bool) -> Result<Vec<BenchRow>> {
 fn units<'a>(loaded: &'a [Loaded], config: &BenchConfig, dispatch: &dyn Dispatch) -> Vec<Unit<'a>> {
     let mut out = Vec::new();
     for l in loaded {
-        for engine in dispatch.applicable_engines(&l.inst) {
+        for engine in dispatch.applicable_engines(l.inst.as_ref()) {
             let wanted = config.engines.as_ref().is_none_or(|w| w.contains(&engine));
             let mine = config.shard.is_none_or(|s| s.owns(&l.file, &engine));
             if wanted && mine {
@@ -254,7 +260,7 @@ fn execute(
 fn run_unit(u: &Unit, base: &SolveOptions, dispatch: &dyn Dispatch) -> BenchRow {
     let mut opts = base.clone();
     opts.seed = base.seed.wrapping_add(u64::from(u.repetition));
-    let inst = &u.loaded.inst;
+    let inst = u.loaded.inst.as_ref();
     let started = Instant::now();
     let rec = catch_unwind(AssertUnwindSafe(|| {
         dispatch.run_engine(inst, &u.engine, &opts)
@@ -267,8 +273,8 @@ fn run_unit(u: &Unit, base: &SolveOptions, dispatch: &dyn Dispatch) -> BenchRow 
             .unwrap_or_else(|| "unknown payload".into());
         let mut rec = error_record(
             inst,
-            problem_name(inst),
             &u.engine,
+            FailureReason::Panicked,
             format!("engine panicked: {what}"),
         );
         rec.time_ms = started.elapsed().as_secs_f64() * 1e3;

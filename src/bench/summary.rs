@@ -1,7 +1,7 @@
 //! `summary.md`: per problem × engine aggregates of an annotated result set.
 
 use crate::bench::row::{BenchRow, CONFLICT};
-use crate::model::Status;
+use crate::core::Status;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 

@@ -1,9 +1,7 @@
 //! `serverpick eval INSTANCE SOLUTION`: the evaluator's metrics and verdict.
 
-use crate::error::Result;
-use crate::io::solution_file::read_spd_solution;
-use crate::io::{read_instance, Instance};
-use crate::model::spd_eval::evaluate_spd;
+use crate::core::registry::read_instance;
+use crate::error::{Error, Result};
 use std::path::PathBuf;
 
 /// Arguments of `serverpick eval`.
@@ -11,34 +9,38 @@ use std::path::PathBuf;
 pub struct EvalArgs {
     /// The instance file.
     pub instance: PathBuf,
-    /// A solution file written by `solve`, or a bare `{"root": .., "assign": [..]}`.
+    /// A solution file written by `solve`, or the bare solution object (e.g.
+    /// SPD's `{"root": .., "assign": [..]}`).
     pub solution: PathBuf,
+    /// Print the verdict as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `eval`; exit code 0 when the solution is feasible, 1 when not.
 pub fn run_eval(args: &EvalArgs) -> Result<i32> {
     let inst = read_instance(&args.instance)?;
-    match inst {
-        Instance::Spd(inst) => {
-            let sol = read_spd_solution(&args.solution)?;
-            let ev = evaluate_spd(&inst, &sol);
-            println!(
-                "instance   {} ({}, μ = {:.3} ms, Γ = {:.3} ms)",
-                inst.name, inst.model, inst.bound, inst.gamma
-            );
-            if let Some(m) = &ev.metrics {
-                if let Some(r) = m.root {
-                    println!("root       {r}");
-                }
-                println!("hosts      {} {:?}", m.hosts, m.host_list);
-                println!("delay      {:.3} ms", m.delay);
-                println!("variation  {:.3} ms", m.variation);
-                println!("relays     {} {:?}", m.relays, m.relay_list);
-            }
-            Ok(print_verdict(ev.is_feasible(), &ev.violations))
-        }
-        Instance::Cma(inst) => crate::cli::cma::eval_cma(&inst, &args.solution),
+    let report = inst.eval_file(&args.solution)?;
+    let v = &report.verdict;
+    if args.json {
+        let out = serde_json::json!({
+            "instance": inst.name(),
+            "problem": inst.problem(),
+            "feasible": v.is_feasible(),
+            "objective": v.objective,
+            "metrics": v.metrics,
+            "violations": v.violations,
+        });
+        println!(
+            "{}",
+            serde_json::to_string(&out).map_err(|e| Error::Usage(e.to_string()))?
+        );
+        return Ok(if v.is_feasible() { 0 } else { 1 });
     }
+    for (label, value) in &report.lines {
+        println!("{label:<10} {value}");
+    }
+    Ok(print_verdict(v.is_feasible(), &v.violations))
 }
 
 /// Prints the evaluator's verdict; returns the exit code (0 feasible, 1 not).

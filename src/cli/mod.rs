@@ -1,15 +1,16 @@
-//! The command-line interface: raw flags are turned into checked options here,
-//! `main` stays thin.
+//! The command-line interface: raw flags are turned into checked options
+//! here, `main` stays thin. Nothing here names a problem family: `solve`,
+//! `eval` and `bench` go through the registry, and the families' own commands
+//! (`gen NAME`, `repro NAME`, `simulate`) are [`CliHook`]s they contribute.
 
 pub mod bench;
-pub mod cma;
 pub mod eval;
-pub mod gen;
 pub mod solve;
-pub mod table;
 
+use crate::core::{registry, CliHook, HookPlace};
 use crate::error::{Error, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
 
 /// serverpick — which game servers a session uses and which server each player
 /// connects to: the published heuristics and exact optima.
@@ -21,7 +22,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The generic subcommands (the families add `gen`, `repro` and their own).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Solve instance files (or folders of them) with one or more engines and
@@ -29,41 +30,102 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Check a solution against its instance with the evaluator.
     Eval(eval::EvalArgs),
-    /// Generate instances.
-    #[command(subcommand)]
-    Gen(gen::GenCommand),
-    /// Replay a dynamic CMA instance (joins and leaves) under a join/leave
-    /// policy, writing per-event records and a summary.
-    Simulate(cma::SimulateArgs),
     /// Benchmark engines over instance folders: optimality gaps, runtimes,
     /// CSV/JSONL, summary and plots; parallel, resumable, shardable.
     Bench(bench::BenchArgs),
     /// Combine the output folders of sharded `bench` runs into one.
     BenchMerge(bench::BenchMergeArgs),
-    /// Reproduce a paper's experiment (`spd`: seed 001 §IV; `cma`: seed 002 §4).
-    Repro(bench::ReproArgs),
 }
 
-/// Runs a parsed command line; returns the process exit code.
+fn hooks() -> Vec<CliHook> {
+    registry::families()
+        .iter()
+        .flat_map(|f| f.cli_hooks())
+        .collect()
+}
+
+/// The whole command tree: the generic commands with every family's engine
+/// parameters, plus the families' `gen`, `repro` and top-level commands.
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command()
+        .mut_subcommand("solve", bench::with_params)
+        .mut_subcommand("bench", bench::with_params);
+    let mut gen = clap::Command::new("gen")
+        .about("Generate instances")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    let mut repro = clap::Command::new("repro")
+        .about("Reproduce a paper's experiment")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for h in hooks() {
+        match h.place {
+            HookPlace::Gen => gen = gen.subcommand(h.command),
+            HookPlace::Repro => repro = repro.subcommand(h.command),
+            HookPlace::TopLevel => cmd = cmd.subcommand(h.command),
+        }
+    }
+    cmd.subcommand(gen).subcommand(repro)
+}
+
+/// Parses `args` (the program name first) and runs the command; returns
+/// the process exit code.
 ///
 /// 0: success; 1: a check failed (an infeasible solution in `eval`, a claimed
-/// optimum beaten by a heuristic in `solve`); 2: bad input or usage.
-pub fn run(cli: Cli) -> i32 {
-    let result = match cli.command {
-        Command::Solve(args) => solve::run_solve(&args),
-        Command::Eval(args) => eval::run_eval(&args),
-        Command::Gen(cmd) => gen::run_gen(&cmd),
-        Command::Simulate(args) => cma::run_simulate(&args).map(|_| 0),
-        Command::Bench(args) => bench::run_bench(&args).map(|_| 0),
-        Command::BenchMerge(args) => bench::run_bench_merge(&args).map(|_| 0),
-        Command::Repro(args) => bench::run_repro(&args).map(|_| 0),
+/// optimum beaten by another engine in `solve` or `bench`); 2: bad input or
+/// usage.
+pub fn run_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = match command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
     };
-    match result {
+    match dispatch(&matches) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("serverpick: {e}");
             exit_code(&e)
         }
+    }
+}
+
+fn dispatch(m: &clap::ArgMatches) -> Result<i32> {
+    let hooks = hooks();
+    let (name, sub) = m
+        .subcommand()
+        .ok_or_else(|| Error::Usage("a command is required (see --help)".into()))?;
+    let (place, name, sub) = match name {
+        "gen" | "repro" => {
+            let place = if name == "gen" {
+                HookPlace::Gen
+            } else {
+                HookPlace::Repro
+            };
+            let (inner, inner_m) = sub
+                .subcommand()
+                .ok_or_else(|| Error::Usage(format!("{name}: a problem is required")))?;
+            (place, inner, inner_m)
+        }
+        other => (HookPlace::TopLevel, other, sub),
+    };
+    if let Some(h) = hooks
+        .iter()
+        .find(|h| h.place == place && h.command.get_name() == name)
+    {
+        return (h.run)(sub);
+    }
+    let cli = Cli::from_arg_matches(m).map_err(|e| Error::Usage(e.to_string()))?;
+    match cli.command {
+        Command::Solve(args) => solve::run_solve(&args, sub),
+        Command::Eval(args) => eval::run_eval(&args),
+        Command::Bench(args) => bench::run_bench(&args, sub).map(|_| 0),
+        Command::BenchMerge(args) => bench::run_bench_merge(&args).map(|_| 0),
     }
 }
 

@@ -1,16 +1,14 @@
-//! `serverpick solve`: instances × engines → comparison table and solution files.
+//! `serverpick solve`: instances × engines → comparison tables (one per
+//! family) and solution files.
 
-use crate::bench::dispatch::{Dispatch, Registry};
-use crate::cli::table::{fmt_ms, Table};
+use crate::cli::bench::params_into;
 use crate::cli::{parse_time_limit, split_list};
-use crate::engine::spdvr::start_for;
-use crate::engine::{spd_engine, SolveOptions};
+use crate::core::check::{cross_check, Claim};
+use crate::core::registry::{self, read_instance_as};
+use crate::core::{ProblemInstance, SolveOptions, SolveRecord, SolveRow};
 use crate::error::{Error, Result};
+use crate::io::collect_instance_files;
 use crate::io::solution_file::write_record;
-use crate::io::{collect_instance_files, read_instance, Instance};
-use crate::model::spd::SpdProblem;
-use crate::model::spdvr_eval::check_start;
-use crate::model::{SolveRecord, Status};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -21,15 +19,15 @@ pub struct SolveArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Engines, comma-separated (e.g. `spdcs-h,exact`), or `all` for every
-    /// engine that applies to each instance.
-    #[arg(long, short, default_value = "all")]
+    /// engine that applies to each instance. `--engines` is accepted too.
+    #[arg(long, short, visible_alias = "engines", default_value = "all")]
     pub engine: Vec<String>,
-    /// Which problem to solve on each file: `spd`, or `spdvr` (variation
-    /// reduction; the default for files marked `"problem": "spdvr"`).
-    #[arg(long, value_parser = ["spd", "spdvr"])]
+    /// Solve each file as this problem instead of the file's own (e.g.
+    /// `spdvr` on an SPD file: variation reduction from a start).
+    #[arg(long)]
     pub problem: Option<String>,
-    /// SPDVR: compute the start with this SPD engine (e.g. `spdcs-h`,
-    /// `exact`) instead of the instance's `start`.
+    /// Start solution for problems that take one (SPDVR): an SPD engine's
+    /// name (e.g. `spdcs-h`, `exact`).
     #[arg(long)]
     pub start: Option<String>,
     /// Wall-time limit per exact run, seconds (`none` for no limit).
@@ -38,29 +36,19 @@ pub struct SolveArgs {
     /// Folder to write one solution file per (instance, engine) into.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// k-best refuses to try more (subset, root) pairs than this.
-    #[arg(long, default_value_t = 2_000_000)]
-    pub kbest_max_subsets: u64,
     /// Seed for randomised engines.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Exact SPD: stop at the proven minimum host count (skip the delay and
-    /// variation tie-breaks).
-    #[arg(long)]
-    pub no_lexicographic: bool,
-    /// Print one JSON record per run instead of the table.
+    /// Print one JSON record per run instead of the tables.
     #[arg(long)]
     pub json: bool,
 }
 
 impl SolveArgs {
-    fn options(&self) -> Result<SolveOptions> {
-        Ok(SolveOptions {
-            time_limit: parse_time_limit(&self.time_limit)?,
-            kbest_max_subsets: self.kbest_max_subsets,
-            seed: self.seed,
-            lexicographic: !self.no_lexicographic,
-        })
+    fn options(&self, m: &clap::ArgMatches) -> Result<SolveOptions> {
+        let mut opts = SolveOptions::new(parse_time_limit(&self.time_limit)?, self.seed);
+        params_into(&mut opts, m)?;
+        Ok(opts)
     }
 
     /// The engine names asked for; `None` means all applicable.
@@ -72,23 +60,28 @@ impl SolveArgs {
         if names.is_empty() {
             return Err(Error::Usage("--engine needs at least one name".into()));
         }
-        let known = Registry.known_engines();
+        let known = registry::known_engines();
         if let Some(n) = names.iter().find(|n| !known.contains(n)) {
             return Err(Error::Usage(format!(
                 "unknown engine '{n}' (known: {})",
                 known.join(", ")
             )));
         }
-        if let Some(start) = &self.start {
-            spd_engine(start)?;
-        }
         Ok(Some(names))
     }
 }
 
-/// Runs `solve`; returns the exit code.
-pub fn run_solve(args: &SolveArgs) -> Result<i32> {
-    let opts = args.options()?;
+/// What `solve` did, for the exit code.
+#[derive(Debug, Default)]
+struct Tally {
+    input_errors: usize,
+    conflicts: Vec<String>,
+}
+
+/// Runs `solve` (`m`: its parsed flags, for engine parameters); returns the
+/// exit code.
+pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
+    let opts = args.options(m)?;
     let wanted = args.engine_names()?;
     let files = collect_instance_files(&args.paths)?;
     if files.is_empty() {
@@ -100,152 +93,118 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
         std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     }
     let progress = files.len() > 1 && std::io::stderr().is_terminal();
-    let mut records = Vec::new();
-    let mut input_errors = 0;
-    let mut bugs = Vec::new();
+    let mut rows: Vec<(&'static str, SolveRow)> = Vec::new();
+    let mut tally = Tally::default();
     for (i, file) in files.iter().enumerate() {
         if progress {
             eprintln!("[{}/{}] {}", i + 1, files.len(), file.display());
         }
-        let inst = match read_instance(file) {
-            Ok(inst) => inst,
-            Err(e) => {
-                eprintln!("serverpick: {e}");
-                input_errors += 1;
-                continue;
+        let inst =
+            match read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), &opts) {
+                Ok(inst) => inst,
+                Err(e) => {
+                    eprintln!("serverpick: {e}");
+                    tally.input_errors += 1;
+                    continue;
+                }
+            };
+        let engines = match &wanted {
+            Some(names) => names.clone(),
+            None => {
+                if let Some(why) = inst.unsolvable() {
+                    eprintln!("serverpick: {}: skipped: {why}", file.display());
+                    continue;
+                }
+                inst.applicable_engines()
             }
         };
-        let model = model_of(&inst);
-        if let Instance::Cma(c) = &inst {
-            if c.events.is_some() && wanted.is_none() {
-                eprintln!(
-                    "serverpick: {}: a dynamic CMA instance (events): replay it with `serverpick simulate {} --policy j-sa/l-sa`",
-                    c.name,
-                    file.display()
-                );
-                continue;
-            }
-        }
-        let recs = match solve_instance(inst, args, wanted.as_deref(), &opts) {
-            Ok(recs) => recs,
-            Err(e) => {
-                eprintln!("serverpick: {e}");
-                input_errors += 1;
-                continue;
-            }
-        };
-        bugs.extend(cross_check(&recs));
-        if let Some(out) = &args.out {
-            for r in &recs {
-                write_record(&solution_path(out, r), r)?;
-            }
-        }
-        if args.json {
-            for r in &recs {
-                println!("{}", serde_json::to_string(r).unwrap_or_default());
-            }
-        }
-        records.extend(recs.into_iter().map(|r| (model.clone(), r)));
+        let recs: Vec<SolveRecord> = engines.iter().map(|e| inst.run_engine(e, &opts)).collect();
+        tally.conflicts.extend(conflicts(file, &recs));
+        emit(args, inst.as_ref(), &recs)?;
+        let features = inst.features();
+        let family = inst.family().name();
+        rows.extend(recs.into_iter().map(|record| {
+            (
+                family,
+                SolveRow {
+                    record,
+                    features: features.clone(),
+                },
+            )
+        }));
     }
     if !args.json {
-        let (cma, spd): (Vec<_>, Vec<_>) =
-            records.into_iter().partition(|(_, r)| r.problem == "cma");
-        if !spd.is_empty() {
-            print!("{}", render(&spd));
-        }
-        if !cma.is_empty() {
-            if !spd.is_empty() {
-                println!();
-            }
-            print!("{}", render_cma(&cma));
-        }
+        print_tables(&rows);
     }
-    for b in &bugs {
-        eprintln!("serverpick: BUG: {b}");
+    for c in &tally.conflicts {
+        eprintln!("serverpick: BUG: {c}");
     }
-    Ok(if input_errors > 0 {
+    Ok(if tally.input_errors > 0 {
         2
-    } else if !bugs.is_empty() {
+    } else if !tally.conflicts.is_empty() {
         1
     } else {
         0
     })
 }
 
-fn model_of(inst: &Instance) -> String {
-    match inst {
-        Instance::Spd(i) => i.model.to_string(),
-        Instance::Cma(_) => "cma".to_string(),
+/// Writes solution files and JSON lines for one instance's runs.
+fn emit(args: &SolveArgs, inst: &dyn ProblemInstance, recs: &[SolveRecord]) -> Result<()> {
+    if let Some(out) = &args.out {
+        for r in recs {
+            write_record(&solution_path(out, inst.name(), &r.engine), r)?;
+        }
+    }
+    if args.json {
+        for r in recs {
+            println!("{}", serde_json::to_string(r).unwrap_or_default());
+        }
+    }
+    Ok(())
+}
+
+/// One table per family, in registry order.
+fn print_tables(rows: &[(&'static str, SolveRow)]) {
+    let mut first = true;
+    for family in registry::families() {
+        let mine: Vec<SolveRow> = rows
+            .iter()
+            .filter(|(f, _)| *f == family.name())
+            .map(|(_, r)| r.clone())
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        if !first {
+            println!();
+        }
+        first = false;
+        print!("{}", family.render_table(&mine));
     }
 }
 
-/// Runs the wanted engines (all applicable when `None`) on one instance,
-/// through the one dispatch the benchmark runner uses. `--problem` and
-/// `--start` only reshape the instance first. Errors are input errors of this
-/// instance (e.g. an infeasible SPDVR start).
-pub fn solve_instance(
-    inst: Instance,
-    args: &SolveArgs,
-    wanted: Option<&[String]>,
-    opts: &SolveOptions,
-) -> Result<Vec<SolveRecord>> {
-    let inst = prepare(inst, args, opts)?;
-    let engines = match wanted {
-        None => Registry.applicable_engines(&inst),
-        Some(names) => names.to_vec(),
-    };
-    Ok(engines
+/// The contradictions among one instance's runs (the one cross-check the
+/// benchmark runner uses too).
+pub fn conflicts(file: &Path, records: &[SolveRecord]) -> Vec<String> {
+    let claims: Vec<Claim> = records
         .iter()
-        .map(|e| Registry.run_engine(&inst, e, opts))
-        .collect())
-}
-
-/// Applies `--problem` and `--start` to an instance.
-fn prepare(inst: Instance, args: &SolveArgs, opts: &SolveOptions) -> Result<Instance> {
-    match inst {
-        Instance::Spd(mut spd) => {
-            let vr = match args.problem.as_deref() {
-                Some(p) => p == "spdvr",
-                None => spd.problem == SpdProblem::Spdvr || args.start.is_some(),
-            };
-            if vr {
-                let start = start_for(&spd, args.start.as_deref(), opts)?;
-                check_start(&spd, &start)?;
-                spd.start = Some(start);
-                spd.problem = SpdProblem::Spdvr;
-            } else {
-                spd.problem = SpdProblem::Spd;
-            }
-            Ok(Instance::Spd(spd))
-        }
-        Instance::Cma(c) => Ok(Instance::Cma(c)),
-    }
-}
-
-/// A claimed optimum that another engine beats is a bug (problems.md).
-pub fn cross_check(records: &[SolveRecord]) -> Vec<String> {
-    let mut bugs = Vec::new();
-    for opt in records.iter().filter(|r| r.status == Status::Optimal) {
-        for r in records {
-            let beaten = matches!(
-                r.status,
-                Status::Feasible | Status::Optimal | Status::TimeLimit
-            ) && matches!((r.objective, opt.objective), (Some(a), Some(b)) if a < b - 1e-9);
-            if beaten {
-                bugs.push(format!(
-                    "{}: {} claims the optimum {:?} but {} found {:?}",
-                    opt.instance, opt.engine, opt.objective, r.engine, r.objective
-                ));
-            }
-        }
-    }
-    bugs
+        .map(|r| Claim {
+            engine: &r.engine,
+            status: r.status,
+            objective: r.objective,
+            bound: r.bound,
+        })
+        .collect();
+    cross_check(&file.display().to_string(), &claims)
+        .conflicts
+        .into_iter()
+        .map(|c| c.message)
+        .collect()
 }
 
 /// `OUT/<instance>.<engine>.solution.json`.
-pub fn solution_path(out: &Path, r: &SolveRecord) -> PathBuf {
-    let safe: String = r
-        .instance
+pub fn solution_path(out: &Path, name: &str, engine: &str) -> PathBuf {
+    let safe: String = name
         .chars()
         .map(|c| {
             if c.is_alphanumeric() || "-_.".contains(c) {
@@ -255,116 +214,5 @@ pub fn solution_path(out: &Path, r: &SolveRecord) -> PathBuf {
             }
         })
         .collect();
-    out.join(format!("{safe}.{}.solution.json", r.engine))
-}
-
-fn metric(r: &SolveRecord, key: &str) -> Option<f64> {
-    r.metrics.get(key).and_then(|v| v.as_f64())
-}
-
-fn render(records: &[(String, SolveRecord)]) -> String {
-    let before = records
-        .iter()
-        .any(|(_, r)| r.metrics.contains_key("variation_before"));
-    let mut header = vec![
-        "instance", "model", "problem", "engine", "status", "hosts", "bound", "delay",
-    ];
-    if before {
-        header.push("delay before");
-    }
-    header.push("variation");
-    if before {
-        header.push("var. before");
-    }
-    header.extend(["relays", "time ms", "note"]);
-    let right: Vec<bool> = header
-        .iter()
-        .map(|h| {
-            !matches!(
-                *h,
-                "instance" | "model" | "problem" | "engine" | "status" | "note"
-            )
-        })
-        .collect();
-    let mut t = Table::new(&header, &right);
-    for (model, r) in records {
-        let int = |k: &str| {
-            metric(r, k)
-                .map(|v| format!("{v:.0}"))
-                .unwrap_or_else(|| "-".into())
-        };
-        let note = short_note(r);
-        let bound = r.bound.map(|b| {
-            if r.problem == "spd" {
-                format!("{b:.0}")
-            } else {
-                format!("{b:.1}")
-            }
-        });
-        let mut row = vec![
-            r.instance.clone(),
-            model.clone(),
-            r.problem.clone(),
-            r.engine.clone(),
-            r.status.to_string(),
-            int("hosts"),
-            bound.unwrap_or_else(|| "-".into()),
-            fmt_ms(metric(r, "delay")),
-        ];
-        if before {
-            row.push(fmt_ms(metric(r, "delay_before")));
-        }
-        row.push(fmt_ms(metric(r, "variation")));
-        if before {
-            row.push(fmt_ms(metric(r, "variation_before")));
-        }
-        row.extend([int("relays"), format!("{:.1}", r.time_ms), note]);
-        t.push(row);
-    }
-    t.render()
-}
-
-fn render_cma(records: &[(String, SolveRecord)]) -> String {
-    let header = [
-        "instance",
-        "engine",
-        "status",
-        "total delay",
-        "bound",
-        "avg delay",
-        "max delay",
-        "under 100 ms",
-        "time ms",
-        "note",
-    ];
-    let right: Vec<bool> = header
-        .iter()
-        .map(|h| !matches!(*h, "instance" | "engine" | "status" | "note"))
-        .collect();
-    let mut t = Table::new(&header, &right);
-    for (_, r) in records {
-        let share = metric(r, "share_under_threshold").map(|v| format!("{:.1}%", 100.0 * v));
-        t.push(vec![
-            r.instance.clone(),
-            r.engine.clone(),
-            r.status.to_string(),
-            fmt_ms(metric(r, "total_delay")),
-            fmt_ms(r.bound),
-            fmt_ms(metric(r, "avg_delay")),
-            fmt_ms(metric(r, "max_delay")),
-            share.unwrap_or_else(|| "-".into()),
-            format!("{:.1}", r.time_ms),
-            short_note(r),
-        ]);
-    }
-    t.render()
-}
-
-fn short_note(r: &SolveRecord) -> String {
-    let note = r.message.clone().unwrap_or_default();
-    if note.chars().count() > 70 {
-        note.chars().take(67).collect::<String>() + "..."
-    } else {
-        note
-    }
+    out.join(format!("{safe}.{engine}.solution.json"))
 }

@@ -1,60 +1,12 @@
-//! Files: instance formats, solution files, generators.
+//! Files every family shares: finding instance files under folders, solution
+//! files, and field readers for the instance formats. Each family's own
+//! format lives in its folder (`problems/<family>/file.rs`).
 
-pub mod brite;
-pub mod cma_events;
-pub mod cma_file;
 pub mod fields;
-pub mod gen_cma;
-pub mod gen_spd;
-pub mod matrix;
 pub mod solution_file;
-pub mod spd_file;
 
 use crate::error::{Error, Result};
-use crate::model::cma::CmaInstance;
-use crate::model::spd::SpdInstance;
 use std::path::{Path, PathBuf};
-
-/// An instance of any supported problem, as read from a file.
-#[derive(Debug, Clone)]
-pub enum Instance {
-    /// SPD or SPDVR.
-    Spd(Box<SpdInstance>),
-    /// CMA (static or dynamic).
-    Cma(Box<CmaInstance>),
-}
-
-impl Instance {
-    /// The instance's name.
-    pub fn name(&self) -> &str {
-        match self {
-            Instance::Spd(i) => &i.name,
-            Instance::Cma(i) => &i.name,
-        }
-    }
-}
-
-/// Reads any instance file, dispatching on its `"problem"` field.
-pub fn read_instance(path: &Path) -> Result<Instance> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let file = spd_file::display_name(path);
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
-    match value.get("problem").and_then(|p| p.as_str()) {
-        Some("spd") | Some("spdvr") => Ok(Instance::Spd(Box::new(spd_file::read_spd(path)?))),
-        Some("cma") => Ok(Instance::Cma(Box::new(cma_file::read_cma(path)?))),
-        Some(other) => Err(Error::input(
-            &file,
-            "problem",
-            format!("'{other}' is not a problem serverpick reads (spd, spdvr, cma)"),
-        )),
-        None => Err(Error::input(
-            &file,
-            "problem",
-            "missing: every instance names its problem",
-        )),
-    }
-}
 
 /// Expands files and folders into the instance files under them: `*.json`
 /// files, recursively, sorted, skipping solution files (`*.solution.json`).

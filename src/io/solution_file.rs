@@ -1,9 +1,9 @@
 //! Solution files (formats.md "Solution file"): written by `solve`, read by
 //! `eval` and usable as an SPDVR `start`.
 
+use crate::core::SolveRecord;
 use crate::error::{Error, Result};
-use crate::model::spd::SpdSolution;
-use crate::model::SolveRecord;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::Path;
 
@@ -14,9 +14,9 @@ pub fn write_record(path: &Path, record: &SolveRecord) -> Result<()> {
     std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
-/// Reads an SPD solution from a solution file, or from a bare
-/// `{"root": .., "assign": [..]}` object.
-pub fn read_spd_solution(path: &Path) -> Result<SpdSolution> {
+/// Reads a family's solution (e.g. SPD's `{"root": .., "assign": [..]}`)
+/// from a solution file written by `solve`, or from the bare object.
+pub fn read_solution<T: DeserializeOwned>(path: &Path) -> Result<T> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let value: Value =

@@ -1,0 +1,27 @@
+//! What every problem family shares: the family interface and its registry,
+//! the run record and its status, engine options, the one record filler and
+//! the one cross-check of claims, and plain-text tables.
+
+pub mod check;
+pub mod family;
+pub mod options;
+pub mod outcome;
+pub mod record;
+pub mod registry;
+pub mod status;
+pub mod table;
+
+pub use family::{
+    CliHook, EvalReport, Family, HookPlace, InstanceFeatures, ProblemInstance, SolveRow,
+};
+pub use options::{ParamKind, ParamSpec, SolveOptions};
+pub use outcome::{fill_record, metrics_map, Outcome, Verdict};
+pub use record::SolveRecord;
+pub use status::{relative_gap, within_bound, FailureReason, Status};
+
+/// Runs `f`, returning its value and its wall time in milliseconds.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let started = std::time::Instant::now();
+    let value = f();
+    (value, started.elapsed().as_secs_f64() * 1e3)
+}

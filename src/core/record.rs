@@ -1,0 +1,82 @@
+//! The record of one engine run on one instance, shared by every problem.
+//!
+//! It is the solution file of formats.md and the row source of the benchmark
+//! runner: problem-specific parts (`metrics`, `solution`) are JSON values filled
+//! by the problem's evaluator, so one record type serves every problem.
+
+use crate::core::{FailureReason, Status};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One engine's run on one instance (formats.md "Solution file").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolveRecord {
+    /// Instance name.
+    pub instance: String,
+    /// Problem name (`spd`, `spdvr`, `cma`, …).
+    pub problem: String,
+    /// Engine name as the CLI spells it.
+    pub engine: String,
+    /// How the run ended.
+    pub status: Status,
+    /// Why it failed (with status `error`, or a run that produced nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<FailureReason>,
+    /// The problem's primary objective, computed by the evaluator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+    /// Proven bound on the primary objective (exact engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<f64>,
+    /// Relative gap between objective and bound (exact engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<f64>,
+    /// Wall time of the engine, milliseconds.
+    pub time_ms: f64,
+    /// The evaluator's metrics.
+    #[serde(default)]
+    pub metrics: Map<String, Value>,
+    /// The solution itself (problem-specific shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution: Option<Value>,
+    /// Why an engine failed or what it refused, or a note on the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl SolveRecord {
+    /// A record with no result yet: status `error`, no objective, no metrics.
+    /// Runners fill it in; left as is it is an error row.
+    pub fn unsolved(instance: &str, problem: &str, engine: &str) -> Self {
+        SolveRecord {
+            instance: instance.to_string(),
+            problem: problem.to_string(),
+            engine: engine.to_string(),
+            status: Status::Error,
+            reason: None,
+            objective: None,
+            bound: None,
+            gap: None,
+            time_ms: 0.0,
+            metrics: Map::new(),
+            solution: None,
+            message: None,
+        }
+    }
+
+    /// An `error` record with its typed reason and message.
+    pub fn failed(
+        instance: &str,
+        problem: &str,
+        engine: &str,
+        reason: FailureReason,
+        message: impl Into<String>,
+    ) -> Self {
+        SolveRecord {
+            reason: Some(reason),
+            message: Some(message.into()),
+            ..SolveRecord::unsolved(instance, problem, engine)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Plain-text tables with aligned columns.
+
+/// A table: a header row and data rows of strings.
+#[derive(Debug, Default)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    right: Vec<bool>,
+}
+
+impl Table {
+    /// A table with these column titles; `right[i]` right-aligns column `i`.
+    pub fn new(header: &[&str], right: &[bool]) -> Self {
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+            right: right.to_vec(),
+        }
+    }
+
+    /// Appends a row.
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    /// True when there is no data row.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Renders with two spaces between columns and a rule under the header.
+    pub fn render(&self) -> String {
+        let cols = self.header.len();
+        let mut width: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate().take(cols) {
+                width[i] = width[i].max(cell.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            let mut out = String::new();
+            for (i, w) in width.iter().enumerate() {
+                let cell = cells.get(i).map(String::as_str).unwrap_or("");
+                let pad = w.saturating_sub(cell.chars().count());
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                if self.right.get(i).copied().unwrap_or(false) {
+                    out.push_str(&" ".repeat(pad));
+                    out.push_str(cell);
+                } else {
+                    out.push_str(cell);
+                    if i + 1 < cols {
+                        out.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            out.trim_end().to_string()
+        };
+        let mut out = line(&self.header);
+        out.push('\n');
+        out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * cols.saturating_sub(1)));
+        out.push('\n');
+        for row in &self.rows {
+            out.push_str(&line(row));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Formats a latency with one decimal, `-` when absent, `inf` when infinite.
+pub fn fmt_ms(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if x.is_infinite() => "inf".into(),
+        Some(x) => format!("{x:.1}"),
+    }
+}
+
+/// `text` cut to `max` characters (with "..." when cut), for table cells.
+pub fn short(text: &str, max: usize) -> String {
+    if text.chars().count() > max {
+        text.chars().take(max.saturating_sub(3)).collect::<String>() + "..."
+    } else {
+        text.to_string()
+    }
+}

@@ -1,0 +1,257 @@
+//! Solving a good_lp model on HiGHS with honest status, bound and gap.
+//!
+//! good_lp's HiGHS backend folds several HiGHS statuses into `TimeLimit`, hides
+//! the dual bound and errors out on a time limit without an incumbent. Here the
+//! model is still built with good_lp, but handed to HiGHS through
+//! `HighsProblem::into_inner`, and the result is read from HiGHS itself:
+//! the model status, `mip_dual_bound`, `mip_gap` and the primal solution status.
+//! Columns are in good_lp's variable order, so `Variable::index()` indexes the
+//! returned values.
+
+use crate::core::Status;
+use good_lp::solvers::highs::highs;
+use good_lp::variable::VariableDefinition;
+use good_lp::{Constraint, Expression, ProblemVariables, SolverModel, Variable};
+use highs::{HighsModelStatus, HighsSolutionStatus};
+
+/// A model under construction: good_lp variables plus their column numbers
+/// (good_lp keeps a variable's index private; HiGHS columns follow creation
+/// order, so the builder counts them).
+#[derive(Default)]
+pub struct MipBuilder {
+    vars: ProblemVariables,
+    count: usize,
+}
+
+/// A variable and its HiGHS column.
+#[derive(Debug, Clone, Copy)]
+pub struct Col {
+    /// The good_lp variable, for expressions.
+    pub var: Variable,
+    /// Its column index in the HiGHS model.
+    pub idx: usize,
+}
+
+impl MipBuilder {
+    /// An empty model.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a variable.
+    pub fn add(&mut self, def: VariableDefinition) -> Col {
+        let var = self.vars.add(def);
+        self.count += 1;
+        Col {
+            var,
+            idx: self.count - 1,
+        }
+    }
+
+    /// Number of variables so far.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when no variable was added.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+/// Settings of one MIP solve.
+#[derive(Debug, Clone)]
+pub struct MipSettings {
+    /// Wall-time limit, seconds.
+    pub time_limit: Option<f64>,
+    /// Relative MIP gap at which HiGHS stops (0 = prove optimality).
+    pub rel_gap: f64,
+    /// Absolute MIP gap at which HiGHS stops. For an integer objective, a value
+    /// just below 1 proves optimality as soon as the bound rounds up to it.
+    pub abs_gap: f64,
+    /// HiGHS threads (1 keeps parallel per-model solves from oversubscribing).
+    pub threads: u32,
+    /// Random seed handed to HiGHS.
+    pub seed: u64,
+}
+
+impl Default for MipSettings {
+    fn default() -> Self {
+        MipSettings {
+            time_limit: None,
+            rel_gap: 0.0,
+            abs_gap: 1e-6,
+            threads: 1,
+            seed: 0,
+        }
+    }
+}
+
+/// What HiGHS says about a solve.
+#[derive(Debug, Clone)]
+pub struct MipResult {
+    /// `Optimal`, `Infeasible`, `TimeLimit` (with or without incumbent), or
+    /// `Error` (message set).
+    pub status: Status,
+    /// Column values when HiGHS has a feasible primal solution.
+    pub values: Option<Vec<f64>>,
+    /// Objective of the incumbent.
+    pub objective: Option<f64>,
+    /// Proven bound on the objective (minimisation: lower bound).
+    pub bound: Option<f64>,
+    /// HiGHS's relative gap.
+    pub gap: Option<f64>,
+    /// The raw HiGHS model status, for messages.
+    pub message: Option<String>,
+}
+
+impl MipResult {
+    /// Value of `col` in the incumbent.
+    pub fn value(&self, col: Col) -> Option<f64> {
+        self.values
+            .as_ref()
+            .and_then(|vals| vals.get(col.idx).copied())
+    }
+
+    fn error(message: String) -> Self {
+        MipResult {
+            status: Status::Error,
+            values: None,
+            objective: None,
+            bound: None,
+            gap: None,
+            message: Some(message),
+        }
+    }
+}
+
+/// Minimises `objective` over the builder's variables subject to
+/// `constraints` with HiGHS. `start`: an optional full incumbent (one value
+/// per column, in order).
+pub fn minimise(
+    model: MipBuilder,
+    objective: Expression,
+    constraints: Vec<Constraint>,
+    start: Option<&[f64]>,
+    settings: &MipSettings,
+) -> MipResult {
+    if start.is_some_and(|s| s.len() != model.count) {
+        return MipResult::error("the start has the wrong number of columns".into());
+    }
+    let mut problem = model.vars.minimise(objective).using(highs);
+    for c in constraints {
+        problem.add_constraint(c);
+    }
+    let mut model = match problem.try_into_inner() {
+        Ok(m) => m,
+        Err(e) => return MipResult::error(format!("HiGHS rejected the model: {e}")),
+    };
+    model.make_quiet();
+    let mut options: Vec<(&str, f64)> = vec![
+        ("mip_rel_gap", settings.rel_gap),
+        ("mip_abs_gap", settings.abs_gap),
+    ];
+    if let Some(t) = settings.time_limit {
+        options.push(("time_limit", t.max(0.0)));
+    }
+    for (k, v) in options {
+        if model.try_set_option(k, v).is_err() {
+            return MipResult::error(format!("HiGHS refused option {k} = {v}"));
+        }
+    }
+    let threads = i32::try_from(settings.threads.max(1)).unwrap_or(1);
+    let seed = i32::try_from(settings.seed % (i32::MAX as u64)).unwrap_or(0);
+    if model.try_set_option("threads", threads).is_err()
+        || model.try_set_option("random_seed", seed).is_err()
+    {
+        return MipResult::error("HiGHS refused the threads/seed options".into());
+    }
+    if let Some(vals) = start {
+        model.set_solution(Some(vals), None, None, None);
+    }
+    let solved = match model.try_solve() {
+        Ok(s) => s,
+        Err(e) => return MipResult::error(format!("HiGHS failed: {e:?}")),
+    };
+    let model_status = solved.status();
+    let has_primal = solved.primal_solution_status() == HighsSolutionStatus::Feasible;
+    let values = has_primal.then(|| solved.get_solution().columns().to_vec());
+    let objective = has_primal.then(|| solved.objective_value());
+    let bound = solved
+        .double_info_value(c"mip_dual_bound")
+        .ok()
+        .filter(|b| b.is_finite());
+    let gap = solved
+        .double_info_value(c"mip_gap")
+        .ok()
+        .filter(|g| g.is_finite());
+    let status = match model_status {
+        HighsModelStatus::Optimal => Status::Optimal,
+        HighsModelStatus::Infeasible => Status::Infeasible,
+        HighsModelStatus::ReachedTimeLimit
+        | HighsModelStatus::ReachedIterationLimit
+        | HighsModelStatus::ReachedSolutionLimit
+        | HighsModelStatus::ReachedInterrupt
+        | HighsModelStatus::ReachedMemoryLimit => Status::TimeLimit,
+        other => {
+            let mut r = MipResult::error(format!("HiGHS ended with status {other:?}"));
+            r.values = values;
+            r.objective = objective;
+            return r;
+        }
+    };
+    MipResult {
+        status,
+        values,
+        objective,
+        bound: bound.or(if status == Status::Optimal {
+            objective
+        } else {
+            None
+        }),
+        gap,
+        message: Some(format!("{model_status:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use good_lp::{constraint, variable};
+
+    #[test]
+    fn knapsack_is_solved_to_proven_optimality() {
+        let mut vars = MipBuilder::new();
+        let x: Vec<Variable> = (0..4).map(|_| vars.add(variable().binary()).var).collect();
+        let w = [3.0, 4.0, 5.0, 6.0];
+        let v = [4.0, 5.0, 7.0, 8.0];
+        let obj: Expression = x.iter().zip(v).map(|(&xi, vi)| -vi * xi).sum();
+        let cap: Expression = x.iter().zip(w).map(|(&xi, wi)| wi * xi).sum();
+        let r = minimise(
+            vars,
+            obj,
+            vec![constraint!(cap <= 10.0)],
+            None,
+            &MipSettings::default(),
+        );
+        assert_eq!(r.status, Status::Optimal);
+        // best: items 0 and 2 (w 8, v 11) or 1 and 3 (w 10, v 13) → 13
+        assert!((r.objective.unwrap() + 13.0).abs() < 1e-6);
+        assert!((r.bound.unwrap() + 13.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn infeasibility_is_reported_as_such() {
+        let mut vars = MipBuilder::new();
+        let x = vars.add(variable().binary()).var;
+        let r = minimise(
+            vars,
+            Expression::from(x),
+            vec![constraint!(x >= 2.0)],
+            None,
+            &MipSettings::default(),
+        );
+        assert_eq!(r.status, Status::Infeasible);
+        assert!(r.values.is_none());
+    }
+}

@@ -1,0 +1,6 @@
+//! Networks and latencies shared by the families: the server network with
+//! canonical shortest paths, measured latency matrices, BRITE topologies.
+
+pub mod brite;
+pub mod matrix;
+pub mod network;

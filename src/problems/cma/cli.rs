@@ -1,0 +1,278 @@
+//! The CMA family's commands: `simulate` (replay joins and leaves under a
+//! policy), `gen cma` and `repro cma` (seed 002 §4). Everything they do is a
+//! library call.
+
+use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
+use crate::error::{Error, Result};
+use crate::problems::cma::events::{summary_md, write_simulation};
+use crate::problems::cma::file::write_cma;
+use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
+use crate::cli::bench::{config, report, with_params, RunArgs};
+use crate::core::registry::read_instance;
+use crate::core::{CliHook, HookPlace};
+use crate::problems::cma::repro::{self, CmaGrid};
+use crate::problems::spd::cli::usage;
+use clap::{Args, FromArgMatches};
+use std::path::PathBuf;
+
+/// `simulate FILE --policy P [--out DIR]`: replay a dynamic CMA instance.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SimulateArgs {
+    /// A CMA instance file with `events`.
+    pub file: PathBuf,
+    /// Policy: j-sa/l-sa, j-sa-rebuild/l-sa-rebuild, j-greedy/l-greedy,
+    /// j-greedy/l-ignore or bf.
+    #[arg(long, default_value = "j-sa/l-sa")]
+    pub policy: String,
+    /// Write events.csv, events.jsonl and summary.md here (else the summary
+    /// goes to stdout).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Delay requirement for the "players under threshold" count (ms).
+    #[arg(long, default_value_t = 100.0)]
+    pub threshold: f64,
+    /// Also compute the static optimum after every event (optimal_total).
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// Runs `simulate`.
+pub fn run_simulate(args: &SimulateArgs) -> Result<()> {
+    let loaded = read_instance(&args.file)?;
+    let Some(super::Instance(inst)) = loaded.as_any().downcast_ref::<super::Instance>() else {
+        return Err(Error::Usage(format!(
+            "{}: simulate needs a CMA instance (\"problem\": \"cma\")",
+            args.file.display()
+        )));
+    };
+    if !(args.threshold.is_finite() && args.threshold >= 0.0) {
+        return Err(Error::Usage(format!(
+            "--threshold {} is not a delay >= 0",
+            args.threshold
+        )));
+    }
+    let opts = SimOptions {
+        threshold: args.threshold,
+        verify: args.verify,
+    };
+    let sim = simulate(inst, &args.policy, &opts)?;
+    match &args.out {
+        Some(dir) => {
+            write_simulation(dir, inst, &sim)?;
+            eprintln!(
+                "{} events under {} → {}/events.csv, events.jsonl, summary.md",
+                sim.records.len(),
+                sim.policy,
+                dir.display()
+            );
+        }
+        None => print!("{}", summary_md(inst, &sim)),
+    }
+    Ok(())
+}
+
+/// `gen cma`: generate CMA instances (seed 002 §4 scenarios, static, or from
+/// a measured matrix).
+#[derive(clap::Args, Debug, Clone)]
+pub struct GenCmaArgs {
+    /// join, leave, dynamic or static.
+    #[arg(long, default_value = "join")]
+    pub scenario: String,
+    /// Number of mirrors.
+    #[arg(long, default_value_t = 5)]
+    pub mirrors: usize,
+    /// Number of client rows (default 1000; 1300 for dynamic).
+    #[arg(long)]
+    pub clients: Option<usize>,
+    /// Capacities, comma separated (default: the scenario's).
+    #[arg(long, value_delimiter = ',')]
+    pub capacity: Option<Vec<usize>>,
+    /// Static instances: total capacity = ceil(clients · (1 + slack)).
+    #[arg(long, default_value_t = 0.0)]
+    pub slack: f64,
+    /// Draw mirrors and clients from this measured square matrix (ms,
+    /// whitespace separated), e.g. the PlanetLab data.
+    #[arg(long)]
+    pub from_matrix: Option<PathBuf>,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// BRITE's inter-AS edge connection: smallest (edgeConn=2, one border
+    /// router per AS; the default, see the generator's doc), random
+    /// (edgeConn=1, BRITE's sample config) or smallest-nonleaf (edgeConn=3).
+    #[arg(long, default_value = "smallest")]
+    pub edge_conn: String,
+    /// Write the delay matrix to a side CSV (`<stem>.delay.csv`).
+    #[arg(long)]
+    pub csv: bool,
+    /// Write the paper's nine scenario files (join/leave/dynamic × 5/10/20
+    /// mirrors) into the folder `--out`.
+    #[arg(long)]
+    pub paper_set: bool,
+    /// Output file (folder with --paper-set).
+    #[arg(long, short)]
+    pub out: PathBuf,
+}
+
+/// Parses `--edge-conn`.
+pub fn parse_edge_conn(s: &str) -> Result<EdgeConn> {
+    EdgeConn::parse(s).ok_or_else(|| {
+        Error::Usage(format!(
+            "--edge-conn {s}: random, smallest or smallest-nonleaf"
+        ))
+    })
+}
+
+/// Runs `gen cma`.
+pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
+    let edge_conn = parse_edge_conn(&args.edge_conn)?;
+    if args.paper_set {
+        std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
+        for scenario in [Scenario::Join, Scenario::Leave, Scenario::Dynamic] {
+            for k in [5usize, 10, 20] {
+                let mut cfg = paper_set_config(args.seed, scenario, k);
+                cfg.from_matrix = args.from_matrix.clone();
+                cfg.brite.edge_conn = edge_conn;
+                let inst = generate_cma(&cfg)?;
+                let path = args.out.join(format!("cma-{}-{k}m.json", scenario.name()));
+                write_cma(&path, &inst, args.csv)?;
+                eprintln!("wrote {}", path.display());
+            }
+        }
+        return Ok(());
+    }
+    let mut cfg = GenCmaConfig {
+        scenario: Scenario::parse(&args.scenario)?,
+        mirrors: args.mirrors,
+        clients: args.clients,
+        capacity: args.capacity.clone(),
+        slack: args.slack,
+        from_matrix: args.from_matrix.clone(),
+        seed: args.seed,
+        ..GenCmaConfig::default()
+    };
+    cfg.brite.edge_conn = edge_conn;
+    let inst = generate_cma(&cfg)?;
+    write_cma(&args.out, &inst, args.csv)?;
+    eprintln!(
+        "wrote {} ({} clients, {} mirrors, capacities {:?}{})",
+        args.out.display(),
+        inst.clients(),
+        inst.mirrors(),
+        inst.capacity,
+        inst.events
+            .as_ref()
+            .map(|e| format!(", {} events", e.len()))
+            .unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// The policies `simulate` accepts (for help texts).
+pub fn policy_names() -> &'static [&'static str] {
+    &POLICY_NAMES
+}
+
+/// The commands the CMA family adds.
+pub fn hooks() -> Vec<CliHook> {
+    vec![
+        CliHook {
+            place: HookPlace::TopLevel,
+            command: SimulateArgs::augment_args(clap::Command::new("simulate").about(
+                "Replay a dynamic CMA instance (joins and leaves) under a join/leave policy, \
+                 writing per-event records and a summary",
+            )),
+            run: |m| run_simulate(&SimulateArgs::from_arg_matches(m).map_err(usage)?).map(|_| 0),
+        },
+        CliHook {
+            place: HookPlace::Gen,
+            command: GenCmaArgs::augment_args(clap::Command::new("cma").about(
+                "CMA instances: seed 002 §4's BRITE topology and join, leave and dynamic \
+                 scenarios, static instances of any size, or --from-matrix",
+            )),
+            run: |m| run_gen_cma(&GenCmaArgs::from_arg_matches(m).map_err(usage)?).map(|_| 0),
+        },
+        CliHook {
+            place: HookPlace::Repro,
+            command: with_params(ReproCmaArgs::augment_args(clap::Command::new("cma").about(
+                "Seed 002 §4 Figs. 4-8 (CMA): join, leave and dynamic scenarios under the \
+                 paper's policies, plus the static instances through the engines",
+            ))),
+            run: |m| {
+                let a = ReproCmaArgs::from_arg_matches(m).map_err(usage)?;
+                run_repro_cma(&a, m).map(|_| 0)
+            },
+        },
+    ]
+}
+
+/// `serverpick repro cma`.
+#[derive(Debug, Clone, Args)]
+pub struct ReproCmaArgs {
+    /// Scenarios (join, leave, dynamic).
+    #[arg(long, value_delimiter = ',', default_value = "join,leave,dynamic")]
+    pub scenarios: Vec<String>,
+    /// Mirror counts.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,20")]
+    pub mirrors: Vec<usize>,
+    /// Client-count factor: round(1000·scale) clients (dynamic: 1300·scale),
+    /// capacities scaled with them (1 = the paper).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Dynamic policies (simulate's names), comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "j-greedy/l-ignore,j-greedy/l-greedy,j-sa/l-sa,j-sa-rebuild/l-sa-rebuild,bf"
+    )]
+    pub policies: Vec<String>,
+    /// Runs per (instance, policy); each event's time is the median over them.
+    #[arg(long, default_value_t = 3)]
+    pub timing_runs: usize,
+    /// Delay requirement for "players under threshold" (ms).
+    #[arg(long, default_value_t = 100.0)]
+    pub threshold: f64,
+    /// Generator seed (the same instances as `gen cma --paper-set --seed`).
+    #[arg(long, default_value_t = 1)]
+    pub gen_seed: u64,
+    /// BRITE's inter-AS edge connection (as `gen cma --edge-conn`).
+    #[arg(long, default_value = "smallest")]
+    pub edge_conn: String,
+    /// Output folder (instances/, sim/, results, summary, figures/, figures.md).
+    #[arg(long, default_value = "repro-cma")]
+    pub out: PathBuf,
+    /// Shared run options for the static instances (`--engine all` =
+    /// exact-flow, exact, j-greedy, j-sa).
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Runs `serverpick repro cma` (`m`: its parsed flags).
+pub fn run_repro_cma(a: &ReproCmaArgs, m: &clap::ArgMatches) -> Result<()> {
+    let scenarios = a
+        .scenarios
+        .iter()
+        .map(|s| Scenario::parse(s.trim()))
+        .collect::<Result<Vec<_>>>()?;
+    let grid = CmaGrid {
+        scenarios,
+        mirrors: a.mirrors.clone(),
+        scale: a.scale,
+        policies: a.policies.iter().map(|p| p.trim().to_string()).collect(),
+        threshold: a.threshold,
+        seed: a.gen_seed,
+        timing_runs: a.timing_runs.max(1),
+        edge_conn: parse_edge_conn(&a.edge_conn)?,
+    };
+    let cfg = config(Vec::new(), &a.out, &a.run, m)?;
+    let outcome = repro::repro_cma(&grid, &cfg, &crate::bench::Registry)?;
+    eprintln!(
+        "repro cma: {} scenario runs × {} policies → {}/sim, {} figures → {}/figures",
+        outcome.runs.len(),
+        grid.policies.len(),
+        a.out.display(),
+        outcome.figures.len(),
+        a.out.display()
+    );
+    report("repro cma", &a.out, &outcome.bench)
+}

@@ -1,0 +1,527 @@
+//! Reading and writing CMA instance files (formats.md "CMA instance").
+//!
+//! ```json
+//! {"problem": "cma", "version": 1, "name": "paper-fig3",
+//!  "mirrors": ["G", "H", "I"], "capacity": [2, 2, 2],
+//!  "delay": [[4, 5, 10], [4, 5, 10], [1, 8, 10]],
+//!  "events": [{"join": 0}, {"join": 1}, {"leave": 0}],
+//!  "start": {"assign": [null, null, 0]}}
+//! ```
+//!
+//! - exactly one of `capacity` (integers >= 0) or `resources`
+//!   (`{"bandwidth": [..], "cpu": [..], "b": .., "ls": .., "lc": ..}`);
+//! - `delay`: one row per client, one value per mirror (inline or
+//!   `{"csv": path}`); every value present (no `null`: every client reaches
+//!   every mirror);
+//! - `events` (optional): each `{"join": row}` or `{"leave": row}`; a join of
+//!   a present client, a leave of an absent one, or more present clients than
+//!   the total capacity is an error naming the event;
+//! - `start` (optional): `{"assign": [mirror or null per row]}` (a solution
+//!   file's `solution`), or that array alone; it must respect capacities.
+//!
+//! Unknown fields are rejected; every error names the file, field and index.
+
+use crate::error::{Error, Result};
+use crate::io::fields::{read_count_or_names, relabel};
+use crate::net::matrix::{read_matrix, write_csv, MatrixSource};
+use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// The resources object as written.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourcesFile {
+    /// `α_j` per mirror.
+    pub bandwidth: Vec<f64>,
+    /// `β_j` per mirror.
+    pub cpu: Vec<f64>,
+    /// Bandwidth per player.
+    pub b: f64,
+    /// Simulation processing per player.
+    pub ls: f64,
+    /// Connection processing per player.
+    pub lc: f64,
+}
+
+/// The file as written, before validation.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CmaFile {
+    /// `"cma"`.
+    pub problem: String,
+    /// Format version (1).
+    pub version: u32,
+    /// Instance name (defaults to the file stem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A count or an array of names.
+    pub mirrors: Value,
+    /// `C_j` per mirror.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Value>,
+    /// Resources from which capacities are derived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesFile>,
+    /// One row per client, one value per mirror.
+    pub delay: Value,
+    /// Optional client names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<Vec<String>>,
+    /// Joins and leaves (dynamic problem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Value>>,
+    /// Initial assignment (dynamic problem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Value>,
+    /// Free-form provenance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// Reads and validates a CMA instance file.
+pub fn read_cma(path: &Path) -> Result<CmaInstance> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let file = path.display().to_string();
+    let base = path.parent().unwrap_or(Path::new("."));
+    let default_name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "instance".into());
+    parse_cma_named(&text, &file, base, &default_name)
+}
+
+/// Parses a CMA instance from JSON text (CSV paths relative to `base`).
+pub fn parse_cma(text: &str, file: &str, base: &Path) -> Result<CmaInstance> {
+    parse_cma_named(text, file, base, "instance")
+}
+
+fn parse_cma_named(text: &str, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
+    let raw: CmaFile =
+        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    validate(raw, file, base, default_name)
+}
+
+fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
+    if raw.problem != "cma" {
+        return Err(Error::input(
+            file,
+            "problem",
+            format!("'{}' is not \"cma\"", raw.problem),
+        ));
+    }
+    if raw.version != 1 {
+        return Err(Error::input(
+            file,
+            "version",
+            format!("version {} is not supported (1 is)", raw.version),
+        ));
+    }
+    let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
+    let src = MatrixSource {
+        file,
+        base_dir: base,
+    };
+    let matrix = read_matrix(&raw.delay, "delay", &src)?;
+    let n = matrix.len();
+    if n == 0 {
+        return Err(Error::input(
+            file,
+            "delay",
+            "at least one client row is needed",
+        ));
+    }
+    let mut flat = Vec::with_capacity(n * k);
+    for (i, row) in matrix.iter().enumerate() {
+        if row.len() != k {
+            return Err(Error::input(
+                file,
+                format!("delay[{i}]"),
+                format!("has {} values, expected {k} (one per mirror)", row.len()),
+            ));
+        }
+        for (j, cell) in row.iter().enumerate() {
+            match cell {
+                Some(d) => flat.push(*d),
+                None => {
+                    return Err(Error::input(
+                        file,
+                        format!("delay[{i}][{j}]"),
+                        "null: every client must have a delay to every mirror",
+                    ))
+                }
+            }
+        }
+    }
+    let (capacity, resources) = match (&raw.capacity, raw.resources) {
+        (Some(c), None) => (read_capacity(c, k, file)?, None),
+        (None, Some(r)) => {
+            let r = read_resources(r, k, file)?;
+            (r.capacities(n), Some(r))
+        }
+        _ => {
+            return Err(Error::input(
+                file,
+                "capacity",
+                "give exactly one of capacity or resources",
+            ))
+        }
+    };
+    let mut inst = CmaInstance::new(
+        raw.name.unwrap_or_else(|| default_name.into()),
+        capacity,
+        flat,
+    )
+    .map_err(|e| relabel(e, file))?;
+    inst.resources = resources;
+    inst.mirror_names = mirror_names;
+    inst.source = raw.source;
+    if let Some(names) = raw.clients {
+        if names.len() != n {
+            return Err(Error::input(
+                file,
+                "clients",
+                format!(
+                    "has {} names, expected {n} (one per delay row)",
+                    names.len()
+                ),
+            ));
+        }
+        inst.client_names = Some(names);
+    }
+    if let Some(s) = &raw.start {
+        inst.start = Some(read_start(s, &inst, file)?);
+    }
+    if let Some(ev) = &raw.events {
+        inst.events = Some(read_events(ev, &inst, file)?);
+    }
+    Ok(inst)
+}
+
+fn read_capacity(v: &Value, k: usize, file: &str) -> Result<Vec<usize>> {
+    let Value::Array(items) = v else {
+        return Err(Error::input(
+            file,
+            "capacity",
+            "expected an array of integers >= 0",
+        ));
+    };
+    if items.len() != k {
+        return Err(Error::input(
+            file,
+            "capacity",
+            format!("has {} values, expected {k} (one per mirror)", items.len()),
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(j, c)| {
+            c.as_u64().map(|c| c as usize).ok_or_else(|| {
+                Error::input(
+                    file,
+                    format!("capacity[{j}]"),
+                    format!("{c} is not an integer >= 0"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn read_resources(r: ResourcesFile, k: usize, file: &str) -> Result<CmaResources> {
+    for (field, vals) in [("bandwidth", &r.bandwidth), ("cpu", &r.cpu)] {
+        if vals.len() != k {
+            return Err(Error::input(
+                file,
+                format!("resources.{field}"),
+                format!("has {} values, expected {k} (one per mirror)", vals.len()),
+            ));
+        }
+        if let Some((j, x)) = vals.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            return Err(Error::input(
+                file,
+                format!("resources.{field}[{j}]"),
+                format!("{x} is not a finite number"),
+            ));
+        }
+    }
+    for (field, x, strict) in [("b", r.b, true), ("lc", r.lc, true), ("ls", r.ls, false)] {
+        let ok = x.is_finite() && if strict { x > 0.0 } else { x >= 0.0 };
+        if !ok {
+            let want = if strict { "> 0" } else { ">= 0" };
+            return Err(Error::input(
+                file,
+                format!("resources.{field}"),
+                format!("{x} is not a finite number {want}"),
+            ));
+        }
+    }
+    Ok(CmaResources {
+        bandwidth: r.bandwidth,
+        cpu: r.cpu,
+        b: r.b,
+        ls: r.ls,
+        lc: r.lc,
+    })
+}
+
+fn read_start(v: &Value, inst: &CmaInstance, file: &str) -> Result<Vec<Option<usize>>> {
+    let (n, k) = (inst.clients(), inst.mirrors());
+    let (arr, field) = match v {
+        Value::Array(a) => (a, "start"),
+        Value::Object(o) => match (o.get("assign"), o.len()) {
+            (Some(Value::Array(a)), 1) => (a, "start.assign"),
+            _ => {
+                return Err(Error::input(
+                    file,
+                    "start",
+                    "expected {\"assign\": [mirror or null per client row]}",
+                ))
+            }
+        },
+        _ => return Err(Error::input(file, "start", "expected {\"assign\": [...]}")),
+    };
+    if arr.len() != n {
+        return Err(Error::input(
+            file,
+            field,
+            format!(
+                "has {} entries, expected {n} (one per client row)",
+                arr.len()
+            ),
+        ));
+    }
+    let mut loads = vec![0usize; k];
+    let mut out = Vec::with_capacity(n);
+    for (i, a) in arr.iter().enumerate() {
+        let m = match a {
+            Value::Null => None,
+            other => match other.as_u64() {
+                Some(j) if (j as usize) < k => Some(j as usize),
+                _ => {
+                    return Err(Error::input(
+                        file,
+                        format!("{field}[{i}]"),
+                        format!("{other} is not a mirror index (0..{k}) or null"),
+                    ))
+                }
+            },
+        };
+        if let Some(j) = m {
+            loads[j] += 1;
+            if loads[j] > inst.capacity[j] {
+                return Err(Error::input(
+                    file,
+                    format!("{field}[{i}]"),
+                    format!(
+                        "mirror {} gets more than its capacity {}",
+                        inst.mirror_label(j),
+                        inst.capacity[j]
+                    ),
+                ));
+            }
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+fn read_events(items: &[Value], inst: &CmaInstance, file: &str) -> Result<Vec<CmaEvent>> {
+    let n = inst.clients();
+    let total = inst.total_capacity();
+    let mut present: Vec<bool> = match &inst.start {
+        Some(s) => s.iter().map(Option::is_some).collect(),
+        None => vec![false; n],
+    };
+    let mut count = present.iter().filter(|&&p| p).count();
+    let mut out = Vec::with_capacity(items.len());
+    for (e, item) in items.iter().enumerate() {
+        let field = format!("events[{e}]");
+        let ev = parse_event(item, n, file, &field)?;
+        let i = ev.client();
+        match ev {
+            CmaEvent::Join(_) if present[i] => {
+                return Err(Error::input(
+                    file,
+                    &field,
+                    format!("client {i} joins but is already present"),
+                ))
+            }
+            CmaEvent::Leave(_) if !present[i] => {
+                return Err(Error::input(
+                    file,
+                    &field,
+                    format!("client {i} leaves but is not present"),
+                ))
+            }
+            CmaEvent::Join(_) => {
+                count += 1;
+                if count > total {
+                    return Err(Error::input(
+                        file,
+                        &field,
+                        format!("the join of client {i} makes {count} clients present, more than the total capacity {total}"),
+                    ));
+                }
+            }
+            CmaEvent::Leave(_) => count -= 1,
+        }
+        present[i] = matches!(ev, CmaEvent::Join(_));
+        out.push(ev);
+    }
+    Ok(out)
+}
+
+fn parse_event(item: &Value, n: usize, file: &str, field: &str) -> Result<CmaEvent> {
+    let Value::Object(o) = item else {
+        return Err(Error::input(
+            file,
+            field,
+            "expected {\"join\": row} or {\"leave\": row}",
+        ));
+    };
+    let (key, val) = match (o.len(), o.iter().next()) {
+        (1, Some((k, v))) => (k.as_str(), v),
+        _ => {
+            return Err(Error::input(
+                file,
+                field,
+                "expected exactly one of join or leave",
+            ))
+        }
+    };
+    let i = match val.as_u64() {
+        Some(i) if (i as usize) < n => i as usize,
+        _ => {
+            return Err(Error::input(
+                file,
+                format!("{field}.{key}"),
+                format!("{val} is not a client row (0..{n})"),
+            ))
+        }
+    };
+    match key {
+        "join" => Ok(CmaEvent::Join(i)),
+        "leave" => Ok(CmaEvent::Leave(i)),
+        other => Err(Error::input(
+            file,
+            format!("{field}.{other}"),
+            "unknown event kind (join or leave)",
+        )),
+    }
+}
+
+/// The file form of an instance. With `csv = Some(name)` the delay matrix is
+/// referenced as `{"csv": name}` (write it with [`write_cma`]).
+pub fn to_file(inst: &CmaInstance, csv: Option<&str>) -> CmaFile {
+    let k = inst.mirrors();
+    let delay = match csv {
+        Some(name) => json!({ "csv": name }),
+        None => Value::Array((0..inst.clients()).map(|i| json!(inst.row(i))).collect()),
+    };
+    let (capacity, resources) = match &inst.resources {
+        Some(r) => (
+            None,
+            Some(ResourcesFile {
+                bandwidth: r.bandwidth.clone(),
+                cpu: r.cpu.clone(),
+                b: r.b,
+                ls: r.ls,
+                lc: r.lc,
+            }),
+        ),
+        None => (Some(json!(inst.capacity)), None),
+    };
+    let events = inst.events.as_ref().map(|ev| {
+        ev.iter()
+            .map(|e| json!({ e.kind(): e.client() }))
+            .collect::<Vec<_>>()
+    });
+    CmaFile {
+        problem: "cma".into(),
+        version: 1,
+        name: Some(inst.name.clone()),
+        mirrors: match &inst.mirror_names {
+            Some(n) => json!(n),
+            None => json!(k),
+        },
+        capacity,
+        resources,
+        delay,
+        clients: inst.client_names.clone(),
+        events,
+        start: inst.start.as_ref().map(|s| json!({ "assign": s })),
+        source: inst.source.clone(),
+    }
+}
+
+/// Writes `inst` to `path`. With `csv`, the delay matrix goes to a headerless
+/// CSV next to it (`<stem>.delay.csv`), which keeps large instances small.
+pub fn write_cma(path: &Path, inst: &CmaInstance, csv: bool) -> Result<()> {
+    let csv_name = csv.then(|| {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "instance".into());
+        format!("{stem}.delay.csv")
+    });
+    if let Some(name) = &csv_name {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        write_delay_csv(&dir.join(name), inst)?;
+    }
+    let file = to_file(inst, csv_name.as_deref());
+    let text = serde_json::to_string_pretty(&file)
+        .map_err(|e| Error::Usage(format!("cannot serialise the instance: {e}")))?;
+    std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
+}
+
+fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
+    if inst.clients() * inst.mirrors() <= 1_000_000 {
+        let rows: Vec<Vec<Option<f64>>> = (0..inst.clients())
+            .map(|i| inst.row(i).iter().map(|&d| Some(d)).collect())
+            .collect();
+        return write_csv(path, &rows);
+    }
+    use std::io::Write;
+    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(f);
+    for i in 0..inst.clients() {
+        let line: Vec<String> = inst.row(i).iter().map(|d| format!("{d}")).collect();
+        writeln!(w, "{}", line.join(",")).map_err(|e| Error::io(path, e))?;
+    }
+    w.flush().map_err(|e| Error::io(path, e))
+}
+
+/// Reads a CMA static solution: a solution file written by `solve` (its
+/// `solution.assign`) or a bare `{"assign": [mirror per row]}`.
+pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let inner = match value.get("solution") {
+        Some(s) if value.get("engine").is_some() => s.clone(),
+        _ => value,
+    };
+    let Some(Value::Array(items)) = inner.get("assign") else {
+        return Err(Error::input(
+            &file,
+            "assign",
+            "expected {\"assign\": [mirror per client row]}",
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_u64().map(|j| j as usize).ok_or_else(|| {
+                Error::input(
+                    &file,
+                    format!("assign[{i}]"),
+                    format!("{v} is not a mirror index"),
+                )
+            })
+        })
+        .collect()
+}

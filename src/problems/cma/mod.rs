@@ -1,0 +1,221 @@
+//! CMA — capacitated client-to-mirror assignment (Webb & Soh, seed 002;
+//! problems.md §3), static and with joins and leaves.
+//!
+//! - [`model`]: instances, capacities, events, the assignment state;
+//!   [`eval`]: THE CMA evaluator; [`file`]: the instance format; [`gen`]:
+//!   seed 002 §4's BRITE topology and scenarios; [`events`]: simulation
+//!   output files.
+//! - The paper's policies, named as the paper names them: [`join`]
+//!   (`j_greedy`, `j_sa`), [`leave`] (`l_ignore`, `l_greedy`, `l_sa`) on the
+//!   MC/MP move graph [`moves`]; [`sim`]: the join/leave simulation with
+//!   `brute_force`; exact engines [`exact_flow`] (min-cost flow) and
+//!   [`exact_lp`] (the LP on HiGHS).
+//! - [`engines`]: the static engines by CLI name and [`engines::run_cma`];
+//!   [`repro`]: seed 002 §4 Figs. 4–8; [`cli`]: `simulate`, `gen cma`,
+//!   `repro cma`.
+
+pub mod cli;
+pub mod engines;
+pub mod eval;
+pub mod events;
+pub mod exact_flow;
+pub mod exact_lp;
+pub mod file;
+pub mod gen;
+pub mod join;
+pub mod leave;
+pub mod model;
+pub mod moves;
+pub mod repro;
+pub mod sim;
+
+use crate::core::table::{fmt_ms, short, Table};
+use crate::core::{
+    CliHook, EvalReport, Family, InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord,
+    SolveRow,
+};
+use crate::error::Result;
+use engines::{cma_engine_names, run_cma};
+use eval::{evaluate_cma_static, CmaReport, DEFAULT_THRESHOLD_MS};
+use model::CmaInstance;
+use serde_json::{json, Map, Value};
+use std::any::Any;
+use std::path::Path;
+
+/// Largest instance (clients × mirrors) on which "all engines" includes the
+/// HiGHS LP `exact` (it still runs when named).
+pub const LP_MAX_CELLS: usize = 200_000;
+
+/// The CMA family.
+#[derive(Debug, Clone, Copy)]
+pub struct CmaFamily;
+
+/// The registry's handle on the CMA family.
+pub static FAMILY: CmaFamily = CmaFamily;
+
+impl Family for CmaFamily {
+    fn name(&self) -> &'static str {
+        "cma"
+    }
+
+    fn problems(&self) -> &'static [&'static str] {
+        &["cma"]
+    }
+
+    fn read(
+        &self,
+        path: &Path,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        Ok(Box::new(Instance(file::read_cma(path)?)))
+    }
+
+    fn engines(&self) -> Vec<&'static str> {
+        cma_engine_names()
+    }
+
+    fn size_label(&self) -> &'static str {
+        "clients × mirrors"
+    }
+
+    fn render_table(&self, rows: &[SolveRow]) -> String {
+        render_table(rows)
+    }
+
+    fn cli_hooks(&self) -> Vec<CliHook> {
+        cli::hooks()
+    }
+}
+
+/// A CMA instance read from a file.
+#[derive(Debug, Clone)]
+pub struct Instance(pub CmaInstance);
+
+impl ProblemInstance for Instance {
+    fn family(&self) -> &'static dyn Family {
+        &FAMILY
+    }
+
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "cma"
+    }
+
+    fn features(&self) -> InstanceFeatures {
+        let i = &self.0;
+        let mut f = Map::new();
+        f.insert("mirrors".into(), json!(i.mirrors()));
+        f.insert("clients".into(), json!(i.clients()));
+        f.insert("total_capacity".into(), json!(i.total_capacity()));
+        f.insert("events".into(), json!(i.events.as_ref().map(Vec::len)));
+        InstanceFeatures {
+            size: (i.mirrors() * i.clients()) as f64,
+            features: f,
+        }
+    }
+
+    fn applicable_engines(&self) -> Vec<String> {
+        if self.unsolvable().is_some() {
+            return Vec::new();
+        }
+        let cells = self.0.clients() * self.0.mirrors();
+        cma_engine_names()
+            .into_iter()
+            .filter(|&e| e != "exact" || cells <= LP_MAX_CELLS)
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn unsolvable(&self) -> Option<String> {
+        self.0.events.as_ref().map(|_| {
+            "a dynamic CMA instance (events): replay it with `serverpick simulate FILE \
+             --policy j-sa/l-sa`, or name engines to solve its rows statically"
+                .to_string()
+        })
+    }
+
+    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
+        run_cma(engine, &self.0, opts)
+    }
+
+    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+        let inst = &self.0;
+        let assign = file::read_cma_assignment(solution)?;
+        let ev = evaluate_cma_static(inst, &assign, DEFAULT_THRESHOLD_MS);
+        let m = &ev.metrics;
+        let lines = vec![
+            (
+                "instance".to_string(),
+                format!(
+                    "{} ({} mirrors, {} clients)",
+                    inst.name,
+                    inst.mirrors(),
+                    inst.clients()
+                ),
+            ),
+            ("total".into(), format!("{:.3} ms", m.total_delay)),
+            ("average".into(), format!("{:.3} ms", m.avg_delay)),
+            ("max".into(), format!("{:.3} ms", m.max_delay)),
+            (
+                format!("<= {} ms", m.threshold),
+                format!("{} of {}", m.under_threshold, m.present),
+            ),
+            (
+                "loads".into(),
+                format!("{:?} (capacities {:?})", m.loads, inst.capacity),
+            ),
+        ];
+        Ok(EvalReport {
+            lines,
+            verdict: ev.verdict(),
+        })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn render_table(rows: &[SolveRow]) -> String {
+    let header = [
+        "instance",
+        "engine",
+        "status",
+        "total delay",
+        "bound",
+        "avg delay",
+        "max delay",
+        "under 100 ms",
+        "time ms",
+        "note",
+    ];
+    let right: Vec<bool> = header
+        .iter()
+        .map(|h| !matches!(*h, "instance" | "engine" | "status" | "note"))
+        .collect();
+    let mut t = Table::new(&header, &right);
+    for row in rows {
+        let r = &row.record;
+        let m: Option<CmaReport> = serde_json::from_value(Value::Object(r.metrics.clone())).ok();
+        let share = m
+            .as_ref()
+            .map(|m| format!("{:.1}%", 100.0 * m.share_under_threshold));
+        t.push(vec![
+            r.instance.clone(),
+            r.engine.clone(),
+            r.status.to_string(),
+            fmt_ms(m.as_ref().map(|m| m.total_delay)),
+            fmt_ms(r.bound),
+            fmt_ms(m.as_ref().map(|m| m.avg_delay)),
+            fmt_ms(m.as_ref().map(|m| m.max_delay)),
+            share.unwrap_or_else(|| "-".into()),
+            format!("{:.1}", r.time_ms),
+            short(r.message.as_deref().unwrap_or_default(), 70),
+        ]);
+    }
+    t.render()
+}

@@ -1,0 +1,230 @@
+//! The SPD family's commands: `gen spd` (instance generator) and `repro spd`
+//! (seed 001 §IV).
+
+use crate::cli::bench::{config, report, with_params, RunArgs};
+use crate::cli::split_list;
+use crate::core::{CliHook, HookPlace};
+use crate::error::{Error, Result};
+use crate::problems::spd::repro::{self, SpdGrid};
+use clap::{Args, FromArgMatches};
+use crate::problems::spd::gen::{
+    generate_from_matrix, generate_paper_spd, MatrixSpdParams, PaperSpdParams,
+};
+use crate::problems::spd::file::{to_file, write_spd_file};
+use crate::problems::spd::model::CommModel;
+use std::path::PathBuf;
+
+/// The commands the SPD family adds.
+pub fn hooks() -> Vec<CliHook> {
+    vec![
+        CliHook {
+            place: HookPlace::Gen,
+            command: GenSpdArgs::augment_args(clap::Command::new("spd").about(
+                "SPD instances: seed 001 §IV's random networks, or nodes picked from a \
+                 measured latency matrix (--from-matrix)",
+            )),
+            run: |m| run_gen_spd(&GenSpdArgs::from_arg_matches(m).map_err(usage)?).map(|_| 0),
+        },
+        CliHook {
+            place: HookPlace::Repro,
+            command: with_params(ReproSpdArgs::augment_args(
+                clap::Command::new("spd")
+                    .about("Seed 001 §IV (SPD): Tables VI/VII engines plus exact"),
+            )),
+            run: |m| {
+                let a = ReproSpdArgs::from_arg_matches(m).map_err(usage)?;
+                run_repro_spd(&a, m).map(|_| 0)
+            },
+        },
+    ]
+}
+
+/// A clap error as a usage error.
+pub fn usage(e: clap::Error) -> Error {
+    Error::Usage(e.to_string())
+}
+
+/// Arguments of `serverpick gen spd`.
+#[derive(Debug, clap::Args)]
+pub struct GenSpdArgs {
+    /// Server counts, comma-separated (paper: 20,25,30).
+    #[arg(long, default_value = "25")]
+    pub servers: Vec<String>,
+    /// Client counts, comma-separated (paper: 30,50,80,100,120).
+    #[arg(long, default_value = "120")]
+    pub clients: Vec<String>,
+    /// Models, comma-separated: cs, p2p.
+    #[arg(long, default_value = "cs")]
+    pub model: Vec<String>,
+    /// Bound factors f (μ = f·Γ), comma-separated (paper: 1.0 … 1.5).
+    #[arg(long, default_value = "1.3")]
+    pub factor: Vec<String>,
+    /// Instances per (servers, clients, model, factor) cell.
+    #[arg(long, default_value_t = 1)]
+    pub count: u64,
+    /// First seed; the i-th instance of a cell uses seed + i.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Pick server and client nodes from this measured RTT matrix
+    /// (e.g. ../shared/data/latency/planetlab490/PlanetLabData_1).
+    #[arg(long)]
+    pub from_matrix: Option<PathBuf>,
+    /// Multiply matrix values by this (e.g. 1000 for a matrix in seconds).
+    #[arg(long, default_value_t = 1.0)]
+    pub unit_scale: f64,
+    /// Provenance/attribution text stored in each file's `source` field.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Output folder.
+    #[arg(long, short)]
+    pub out: PathBuf,
+}
+
+fn parse_list<T: std::str::FromStr>(raw: &[String], flag: &str) -> Result<Vec<T>> {
+    split_list(raw)
+        .iter()
+        .map(|s| {
+            s.parse::<T>()
+                .map_err(|_| Error::Usage(format!("--{flag}: '{s}' is not valid")))
+        })
+        .collect()
+}
+
+fn parse_models(raw: &[String]) -> Result<Vec<CommModel>> {
+    split_list(raw)
+        .iter()
+        .map(|s| match s.as_str() {
+            "cs" => Ok(CommModel::Cs),
+            "p2p" => Ok(CommModel::P2p),
+            other => Err(Error::Usage(format!("--model: '{other}' is not cs or p2p"))),
+        })
+        .collect()
+}
+
+/// Writes the grid of instances; returns the files written.
+pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
+    let servers: Vec<usize> = parse_list(&args.servers, "servers")?;
+    let clients: Vec<usize> = parse_list(&args.clients, "clients")?;
+    let factors: Vec<f64> = parse_list(&args.factor, "factor")?;
+    let models = parse_models(&args.model)?;
+    let matrix = match &args.from_matrix {
+        Some(p) => Some(crate::net::matrix::read_measured_matrix(p)?),
+        None => None,
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
+    let mut written = Vec::new();
+    for &n in &servers {
+        for &m in &clients {
+            for &model in &models {
+                for &f in &factors {
+                    for i in 0..args.count {
+                        let seed = args.seed + i;
+                        let inst = match (&matrix, &args.from_matrix) {
+                            (Some(mx), Some(path)) => {
+                                let p = MatrixSpdParams {
+                                    servers: n,
+                                    clients: m,
+                                    model,
+                                    bound_factor: f,
+                                    link_scale: 0.7,
+                                    unit_scale: args.unit_scale,
+                                };
+                                let label = path
+                                    .file_name()
+                                    .map(|s| s.to_string_lossy().to_lowercase())
+                                    .unwrap_or_else(|| "matrix".into());
+                                generate_from_matrix(mx, &p, seed, &label)?
+                            }
+                            _ => {
+                                let p = PaperSpdParams {
+                                    servers: n,
+                                    clients: m,
+                                    model,
+                                    bound_factor: f,
+                                    ..Default::default()
+                                };
+                                generate_paper_spd(&p, seed)?
+                            }
+                        };
+                        let mut file = to_file(&inst);
+                        file.source =
+                            Some(
+                                args.source
+                                    .clone()
+                                    .unwrap_or_else(|| match &args.from_matrix {
+                                        Some(p) => format!(
+                                            "serverpick gen spd --from-matrix {} --seed {seed}",
+                                            p.display()
+                                        ),
+                                        None => format!(
+                                    "serverpick gen spd (seed 001 §IV generator) --seed {seed}"
+                                ),
+                                    }),
+                            );
+                        let path = args.out.join(format!("{}.json", inst.name));
+                        write_spd_file(&path, &file)?;
+                        written.push(path);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "wrote {} instance file(s) to {}",
+        written.len(),
+        args.out.display()
+    );
+    Ok(written)
+}
+
+/// `serverpick repro spd`.
+#[derive(Debug, Clone, Args)]
+pub struct ReproSpdArgs {
+    /// Server counts.
+    #[arg(long, value_delimiter = ',', default_value = "20,25,30")]
+    pub servers: Vec<usize>,
+    /// Client counts.
+    #[arg(long, value_delimiter = ',', default_value = "30,50,80,100,120")]
+    pub clients: Vec<usize>,
+    /// Bound factors f (μ = f·Γ).
+    #[arg(long, value_delimiter = ',', default_value = "1.0,1.1,1.2,1.3,1.4,1.5")]
+    pub factors: Vec<f64>,
+    /// Communication models (cs, p2p).
+    #[arg(long, value_delimiter = ',', default_value = "cs,p2p")]
+    pub models: Vec<String>,
+    /// Random networks per (servers, clients) cell (paper: 30).
+    #[arg(long, default_value_t = 30)]
+    pub instances_per_cell: usize,
+    /// Generator seed.
+    #[arg(long, default_value_t = 1)]
+    pub gen_seed: u64,
+    /// Output folder (instances/, results, summary, figures).
+    #[arg(long, default_value = "repro-spd")]
+    pub out: PathBuf,
+    /// Only redraw the figures from OUT/results.jsonl (e.g. after bench-merge).
+    #[arg(long)]
+    pub figures_only: bool,
+    /// Shared run options (`--engine all` = the tables' engines plus exact).
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Runs `serverpick repro spd` (`m`: its parsed flags, for engine parameters).
+pub fn run_repro_spd(a: &ReproSpdArgs, m: &clap::ArgMatches) -> Result<()> {
+    if a.figures_only {
+        let figs = repro::spd_figures_from(&a.out)?;
+        eprintln!("repro spd: {} figures → {}", figs.len(), a.out.display());
+        return Ok(());
+    }
+    let grid = SpdGrid {
+        servers: a.servers.clone(),
+        clients: a.clients.clone(),
+        factors: a.factors.clone(),
+        models: parse_models(&a.models)?,
+        instances_per_cell: a.instances_per_cell,
+        seed: a.gen_seed,
+    };
+    let cfg = config(Vec::new(), &a.out, &a.run, m)?;
+    let outcome = repro::repro_spd(&grid, &cfg, &crate::bench::Registry)?;
+    report("repro spd", &a.out, &outcome)
+}

@@ -1,0 +1,404 @@
+//! Exact SPD (`exact`): proven minimum host count, then (unless
+//! [`LEXICOGRAPHIC`] is off) least delay and least variation at
+//! that count, on HiGHS (problems.md §1).
+//!
+//! # What `optimal` means
+//!
+//! * `optimal`: the host count `|H|` of the returned solution is **proven
+//!   minimal**. When the lexicographic stages are on, the delay (and, for CS
+//!   and P2P, the variation) are also proven minimal at that host count
+//!   **unless `message` says otherwise**: a stage that hit the deadline is named
+//!   there (e.g. "delay stage not proven: …") and the solution is the best
+//!   one found so far. `bound` = the proven minimum host count.
+//! * `infeasible`: proven that no solution meets μ (CS: Γ > μ, `message`
+//!   gives Γ; P2P: the host-count MILP is infeasible, or a client has no
+//!   usable server).
+//! * `time_limit`: the deadline ([`SolveOptions::time_limit`], for the whole
+//!   run, heuristics included) hit before the host count was proven; the
+//!   best solution found (the heuristics' at least) is returned and `bound` is
+//!   a proven lower bound on `|H|`.
+//! * `error`: HiGHS failed (its message is passed on). Never a panic.
+//!
+//! Every model decides feasibility with exactly the evaluator's arithmetic:
+//! pair delays are computed in the evaluator's order and compared with
+//! [`within_bound`](crate::core::within_bound); the MILPs only see 0/1
+//! structure (who may serve whom, which pairs of choices conflict), so the
+//! solver's float tolerances cannot make a claim wrong. Every returned
+//! solution is re-checked by the evaluator in [`run_spd`](crate::problems::spd::engines::run_spd).
+//!
+//! # CS model (per root, [`cs`])
+//!
+//! For a root `r`, server `s` *covers* client `c` iff
+//! `within_bound(2·(a(c,s) + D(s,r)), μ)`. The least host count with root `r`
+//! is the set cover
+//!
+//! ```text
+//! min Σ_s y_s   s.t.  y_r = 1,   Σ_{s covers c} y_s >= 1  ∀c,   y ∈ {0,1}
+//! ```
+//!
+//! (clients covered by `r` are dropped; the MILP is over the other servers).
+//! `k* = min_r` of it. The roots are solved in parallel (rayon; HiGHS with one
+//! thread each); each root's MILP carries `Σ y <= best − 1` for the best host
+//! count known when it starts (seeded by `spdcs-h` and `alg-m`), so it only
+//! looks for an improvement and an infeasible answer proves the root cannot
+//! beat `best`; a greedy cover short-cuts feasibility tests.
+//!
+//! Lexicographic stages (all exact, each test a set cover on `y` only):
+//! * delay: the smallest `T` among the sorted distinct path values
+//!   `p(c,s,r) = a(c,s) + D(s,r)` (with `2p` within μ) such that some root has
+//!   a cover of size `<= k*` using only pairs with `p <= T` — binary search
+//!   between Γ/2 and the best known solution's longest path. `D* = 2·T*`.
+//! * variation: at `T*`, the largest `L` such that some root has a cover of
+//!   size `<= k*` using only pairs with `L <= p <= T*`; each client then takes
+//!   a host within the window. `V* = 2·(T* − L*)`.
+//!
+//! # P2P model ([`p2p`])
+//!
+//! `x_cs ∈ {0,1}`: client `c` uses server `s` (only for pairs that can meet μ
+//! with every other client somewhere); `Σ_s x_cs = 1`. Per server `s`, the
+//! distinct access latencies of its possible clients sorted ascending,
+//! `α_s0 < α_s1 < …`, and level indicators `z_sk ∈ {0,1}` = "some client with
+//! access `>= α_sk` uses `s`": `z_s,k+1 <= z_sk`, `x_cs <= z_s,lev(c,s)`.
+//! `z_s0` is "s is a host"; the objective is `min Σ_s z_s0`.
+//! * cross-host pairs, exactly: for `s < t`, levels `k`, `l` with
+//!   `(α_sk + D(s,t)) + α_tl` over the bound: `z_sk + z_tl <= 1` (only the
+//!   staircase of minimal conflicting pairs is emitted; the rest follows from
+//!   monotonicity). Disconnected servers get `z_s0 + z_t0 <= 1`.
+//! * same host, distinct clients only: a level is *big* when two clients at
+//!   it would break the bound; at most one client of a server is at a big
+//!   level (`Σ_{big} x_cs <= 1`), and with `w_sl` = "some non-big client at
+//!   level `>= l`" (monotone, `x_js <= w_s,lev(j,s)`), each big level `k`
+//!   conflicts with the first non-big level `l` it cannot pair with:
+//!   `z_sk + w_sl <= 1`.
+//!
+//! A single client needs one host (its delay is 0 by definition).
+//!
+//! One and two hosts are decided by enumeration before any MILP
+//! ([`p2p_few`]): one host = every client on one server; two
+//! hosts `{s, t}` = a 2-SAT over "client on `s` or on `t`" whose clauses are
+//! the conflicting pairs of choices. So `k* <= 2` is proven without HiGHS, a
+//! MILP for `k*` runs only with the proven lower bound 3, and the
+//! lexicographic tests at `k* <= 2` are enumerations too (exact, and much
+//! faster than the MILP on the paper's instances).
+//!
+//! Lexicographic delay for P2P: the same model with the bound `θ` (a pair
+//! fits iff it meets μ and `q <= θ`) and `Σ z_s0 <= k*`: first a test of the
+//! next candidate below the incumbent's delay (heuristics are often optimal),
+//! then bisection between a
+//! proven-infeasible `θ` and the delay of the best solution found, first on
+//! reals while more than [`CANDIDATE_LIMIT`] candidate pair values lie
+//! between them, then over the explicit sorted list of candidate values
+//! `a(i,s) + D(s,t) + a(j,t)`, so the result is exact.
+//! Variation for P2P: the same model on both sides — a mirrored set of level
+//! indicators over descending access latencies forbids pairs with `q < L` —
+//! and the largest feasible `L` at `θ = D*` is searched the same way.
+//!
+//! Complexity: exponential in the worst case (set cover and the P2P model
+//! are NP-hard); per CS test `n` set covers of `n` columns and `m` rows; the P2P
+//! model has `O(n·m)` binaries and `O(n²·m)` conflict rows.
+
+pub mod cs;
+pub mod p2p;
+pub mod p2p_few;
+pub mod p2p_lex;
+
+use crate::lp::highs::MipSettings;
+use crate::problems::spd::algorithm_matching::AlgorithmMatching;
+use crate::problems::spd::spdcs_h::SpdcsH;
+use crate::problems::spd::spdp2p_h::Spdp2pH;
+use crate::problems::spd::zizo::Zizo;
+use crate::core::SolveOptions;
+use crate::problems::spd::engines::{SpdEngine, SpdOutcome, LEXICOGRAPHIC};
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
+use crate::core::Status;
+use std::time::{Duration, Instant};
+
+/// At most this many explicit candidate delay values are listed for the
+/// P2P delay/variation searches; above it, bisection runs on reals first.
+pub const CANDIDATE_LIMIT: usize = 200_000;
+
+/// `exact`.
+pub struct ExactSpd;
+
+/// The deadline of one engine run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    end: Option<Instant>,
+}
+
+impl Deadline {
+    /// A deadline `limit` seconds from now (`None` = never; negative or NaN
+    /// limits count as 0).
+    pub(crate) fn new(limit: Option<f64>) -> Self {
+        let end = limit.map(|t| {
+            let secs = if t.is_finite() { t.max(0.0) } else { 0.0 };
+            let secs = if t == f64::INFINITY { 1e9 } else { secs };
+            Instant::now() + Duration::from_secs_f64(secs.min(1e9))
+        });
+        Deadline { end }
+    }
+
+    /// Seconds left (`None` = no limit).
+    pub(crate) fn remaining(&self) -> Option<f64> {
+        self.end
+            .map(|e| e.saturating_duration_since(Instant::now()).as_secs_f64())
+    }
+
+    /// True once the deadline has passed.
+    pub(crate) fn expired(&self) -> bool {
+        self.remaining().is_some_and(|r| r <= 0.0)
+    }
+
+    /// HiGHS settings for one MILP: the time left, one thread, and an
+    /// absolute gap (just below 1 for integer objectives proves optimality).
+    pub(crate) fn settings(&self, abs_gap: f64) -> MipSettings {
+        MipSettings {
+            time_limit: self.remaining(),
+            abs_gap,
+            ..MipSettings::default()
+        }
+    }
+}
+
+/// A solution with the evaluator's metrics (only feasible ones are kept).
+#[derive(Debug, Clone)]
+pub(crate) struct Scored {
+    /// The solution.
+    pub sol: SpdSolution,
+    /// Its metrics, from [`evaluate_spd`].
+    pub metrics: SpdMetrics,
+}
+
+/// Evaluates `sol`; `None` unless feasible.
+pub(crate) fn score(inst: &SpdInstance, sol: SpdSolution) -> Option<Scored> {
+    let ev = evaluate_spd(inst, &sol);
+    if !ev.is_feasible() {
+        return None;
+    }
+    ev.metrics.map(|metrics| Scored { sol, metrics })
+}
+
+/// Keeps the lexicographically better of `best` and `cand`.
+pub(crate) fn keep_better(best: &mut Option<Scored>, cand: Option<Scored>) {
+    if let Some(c) = cand {
+        if best
+            .as_ref()
+            .is_none_or(|b| c.metrics.better_than(&b.metrics))
+        {
+            *best = Some(c);
+        }
+    }
+}
+
+/// The best heuristic solution (the incumbent the exact search starts from).
+fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Option<Scored> {
+    let mut engines: Vec<&dyn SpdEngine> = vec![&AlgorithmMatching];
+    match inst.model {
+        CommModel::Cs => engines.push(&SpdcsH),
+        CommModel::P2p => engines.extend([&Spdp2pH as &dyn SpdEngine, &Zizo]),
+    }
+    let mut best = None;
+    for e in engines {
+        if let Some(sol) = e.solve(inst, opts).solution {
+            keep_better(&mut best, score(inst, sol));
+        }
+    }
+    best
+}
+
+/// How the host-count stage ended.
+pub(crate) enum HostStage {
+    /// Proven minimum; the solution has that many hosts.
+    Proven(Scored),
+    /// Proven infeasible; the message says why.
+    Infeasible(String),
+    /// Deadline hit: the best solution (if any) and a proven lower bound.
+    Unproven(Option<Scored>, usize),
+    /// HiGHS failed.
+    Failed(String, Option<Scored>),
+}
+
+/// The result of the lexicographic stages: the final solution and the notes
+/// on stages that were not proven (empty when all were).
+pub(crate) struct LexResult {
+    /// Best solution found (host count `k*`).
+    pub best: Scored,
+    /// Stages not proven, for the message.
+    pub notes: Vec<String>,
+}
+
+/// A single client: any server it can reach is a one-host solution with
+/// delay 0 (CS: rooted there; the root with least access wins).
+fn single_client(inst: &SpdInstance) -> SpdOutcome {
+    let row = inst.access_row(0);
+    let best = (0..row.len())
+        .filter(|&s| row[s].is_finite())
+        .min_by(|&a, &b| row[a].total_cmp(&row[b]));
+    let Some(s) = best else {
+        return outcome(Status::Infeasible, None, None, "client 0 reaches no server");
+    };
+    let root = (inst.model == CommModel::Cs).then_some(s);
+    let sol = SpdSolution {
+        root,
+        assign: vec![s],
+    };
+    match score(inst, sol) {
+        Some(sc) => outcome(
+            Status::Optimal,
+            Some(sc.sol),
+            Some(1.0),
+            "proven lexicographic optimum (a single client: one host, least delay)",
+        ),
+        None => outcome(
+            Status::Infeasible,
+            None,
+            None,
+            &format!(
+                "Γ = {} > μ = {}: the single client's least CS delay exceeds the bound",
+                inst.gamma, inst.bound
+            ),
+        ),
+    }
+}
+
+fn outcome(status: Status, sol: Option<SpdSolution>, bound: Option<f64>, msg: &str) -> SpdOutcome {
+    SpdOutcome {
+        status,
+        solution: sol,
+        bound,
+        message: Some(msg.to_string()),
+        reason: (status == Status::Error).then_some(crate::core::FailureReason::SolverError),
+    }
+}
+
+/// Turns the stages' results into the engine's outcome.
+fn finish(
+    host: HostStage,
+    lex: Option<LexResult>,
+    lexicographic: bool,
+    model: CommModel,
+) -> SpdOutcome {
+    match host {
+        HostStage::Infeasible(msg) => outcome(Status::Infeasible, None, None, &msg),
+        HostStage::Failed(msg, inc) => outcome(
+            Status::Error,
+            inc.map(|s| s.sol),
+            None,
+            &format!("HiGHS failed: {msg}"),
+        ),
+        HostStage::Unproven(inc, lb) => {
+            let msg = format!("deadline hit before the host count was proven (lower bound {lb})");
+            outcome(Status::TimeLimit, inc.map(|s| s.sol), Some(lb as f64), &msg)
+        }
+        HostStage::Proven(sc) => {
+            let k = sc.metrics.hosts as f64;
+            let (sol, msg) = match lex {
+                None if lexicographic => (sc.sol, "host count proven minimal".to_string()),
+                None => (
+                    sc.sol,
+                    "host count proven minimal (lexicographic stages off)".to_string(),
+                ),
+                Some(l) if l.notes.is_empty() => (l.best.sol, proven_note(model)),
+                Some(l) => (
+                    l.best.sol,
+                    format!("host count proven minimal; {}", l.notes.join("; ")),
+                ),
+            };
+            outcome(Status::Optimal, Some(sol), Some(k), &msg)
+        }
+    }
+}
+
+fn proven_note(model: CommModel) -> String {
+    match model {
+        CommModel::Cs | CommModel::P2p => {
+            "proven lexicographic optimum (hosts, then delay, then variation)".to_string()
+        }
+    }
+}
+
+impl SpdEngine for ExactSpd {
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+
+    fn supports(&self, _model: CommModel) -> bool {
+        true
+    }
+
+    fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome {
+        let deadline = Deadline::new(opts.time_limit);
+        if inst.clients() == 1 {
+            return single_client(inst);
+        }
+        let incumbent = heuristic_incumbent(inst, opts);
+        let host = match inst.model {
+            CommModel::Cs => cs::min_hosts(inst, incumbent, &deadline),
+            CommModel::P2p => p2p::min_hosts(inst, incumbent, &deadline),
+        };
+        let lexicographic = opts.flag(&LEXICOGRAPHIC);
+        let lex = match (&host, lexicographic) {
+            (HostStage::Proven(sc), true) => Some(match inst.model {
+                CommModel::Cs => cs::lexicographic(inst, sc.clone(), &deadline),
+                CommModel::P2p => p2p_lex::lexicographic(inst, sc.clone(), &deadline),
+            }),
+            _ => None,
+        };
+        finish(host, lex, lexicographic, inst.model)
+    }
+}
+
+/// One feasibility test of a lexicographic stage.
+pub(crate) enum Probe {
+    /// A feasible solution meeting the tested threshold.
+    Feasible(Scored),
+    /// Proven: nothing meets the threshold (at host count `k*`).
+    Infeasible,
+    /// Deadline hit or HiGHS failed: the reason.
+    Unknown(String),
+}
+
+/// A search over candidate thresholds in *key* space (`key = dir · value`,
+/// ascending; a smaller key is more restrictive): finds the smallest key
+/// whose test is feasible, knowing the keys below `lo` are infeasible and
+/// `best` is feasible with key `value(best) · dir`.
+pub(crate) struct KeySearch<'a> {
+    /// Candidate values in key space, ascending, distinct.
+    pub keys: &'a [f64],
+    /// `+1` to minimise the value, `-1` to maximise it.
+    pub dir: f64,
+}
+
+impl KeySearch<'_> {
+    /// Runs the bisection; returns the best solution and `None` when the
+    /// optimum is proven, or the reason it is not.
+    pub(crate) fn run(
+        &self,
+        mut lo: usize,
+        mut best: Scored,
+        value: impl Fn(&Scored) -> f64,
+        mut probe: impl FnMut(f64) -> Probe,
+    ) -> (Scored, Option<String>) {
+        let pos = |s: &Scored| {
+            let k = self.dir * value(s);
+            self.keys.partition_point(|&x| x < k)
+        };
+        let mut hi = pos(&best);
+        let mut first = true;
+        while lo < hi {
+            // the incumbent is often optimal: try the next better key first
+            let mid = if first { hi - 1 } else { lo + (hi - lo) / 2 };
+            first = false;
+            match probe(self.dir * self.keys[mid]) {
+                Probe::Feasible(s) => {
+                    hi = pos(&s).min(mid);
+                    best = s;
+                }
+                Probe::Infeasible => lo = mid + 1,
+                Probe::Unknown(why) => return (best, Some(why)),
+            }
+        }
+        (best, None)
+    }
+}

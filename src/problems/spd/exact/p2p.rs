@@ -1,0 +1,517 @@
+//! `exact` for the P2P model: the level-indicator MILP (model and stages in
+//! [`super`]'s docs). The searches of the lexicographic stages are
+//! in [`super::p2p_lex`].
+
+use crate::lp::highs::{minimise, Col, MipBuilder};
+use crate::problems::spd::exact::{keep_better, score, Deadline, HostStage, Probe, Scored};
+use crate::problems::spd::exact::p2p_few;
+use crate::problems::spd::model::{SpdInstance, SpdSolution};
+use crate::core::{within_bound, Status};
+use good_lp::{constraint, variable, Constraint, Expression};
+
+/// Which pair delays a model allows: `q` meets μ, `q <= hi` and `q >= lo`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// μ (with the evaluator's tolerance).
+    pub mu: f64,
+    /// Upper threshold (`INFINITY`: none).
+    pub hi: f64,
+    /// Lower threshold (`NEG_INFINITY`: none).
+    pub lo: f64,
+}
+
+impl Limits {
+    /// Only μ.
+    pub(crate) fn bound(mu: f64) -> Self {
+        Limits {
+            mu,
+            hi: f64::INFINITY,
+            lo: f64::NEG_INFINITY,
+        }
+    }
+
+    fn hi_ok(&self, q: f64) -> bool {
+        within_bound(q, self.mu) && q <= self.hi
+    }
+
+    fn lo_ok(&self, q: f64) -> bool {
+        q >= self.lo
+    }
+
+    pub(crate) fn fits(&self, q: f64) -> bool {
+        self.hi_ok(q) && self.lo_ok(q)
+    }
+
+    /// Does `q` break this side's threshold (`+1`: upper, `-1`: lower)?
+    fn conflict(&self, sign: f64, q: f64) -> bool {
+        if sign > 0.0 {
+            !self.hi_ok(q)
+        } else {
+            !self.lo_ok(q)
+        }
+    }
+}
+
+/// Pair delay of a client with access `x` on `s` and one with access `y` on
+/// `t`, summed in the evaluator's order (lower-indexed host first).
+#[inline]
+pub(crate) fn pair_q(inst: &SpdInstance, s: usize, x: f64, t: usize, y: f64) -> f64 {
+    if s == t {
+        x + y
+    } else if s < t {
+        x + inst.network.dist(s, t) + y
+    } else {
+        y + inst.network.dist(t, s) + x
+    }
+}
+
+/// For every server, its allowed clients: `allowed[s]` = `(client, access)`
+/// sorted by access. A client may use `s` when, for every other client, some
+/// server gives a pair that fits. `None` names a client with no server.
+pub(crate) fn allowed_pairs(
+    inst: &SpdInstance,
+    lim: &Limits,
+) -> Result<Vec<Vec<(usize, f64)>>, usize> {
+    let (n, m) = (inst.servers(), inst.clients());
+    let mut allowed = vec![Vec::new(); n];
+    for c in 0..m {
+        let mut any = false;
+        for (s, list) in allowed.iter_mut().enumerate() {
+            let a = inst.access(c, s);
+            if !a.is_finite() {
+                continue;
+            }
+            let ok = (0..m).filter(|&j| j != c).all(|j| {
+                std::iter::once(s).chain(0..n).any(|t| {
+                    inst.access(j, t).is_finite()
+                        && lim.fits(pair_q(inst, s, a, t, inst.access(j, t)))
+                })
+            });
+            if ok {
+                list.push((c, a));
+                any = true;
+            }
+        }
+        if !any {
+            return Err(c);
+        }
+    }
+    for list in &mut allowed {
+        list.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+    }
+    Ok(allowed)
+}
+
+/// A column's meaning, to build start vectors.
+#[derive(Clone, Copy)]
+enum Kind {
+    X(usize, usize),
+    /// side, server, level: some client at key level `>= k` uses the server.
+    Z(usize, usize, usize),
+    /// side, server, level: some non-big client at key level `>= k`.
+    W(usize, usize, usize),
+}
+
+/// One side's levels on one server: access values in key order.
+struct Levels {
+    /// Access latency per level (key = sign · value ascending).
+    vals: Vec<f64>,
+    /// Level of each allowed client, parallel to `allowed[s]`.
+    lev: Vec<usize>,
+    /// First big level (`vals.len()` when none).
+    big_from: usize,
+    z: Vec<Col>,
+    w: Vec<Col>,
+}
+
+/// A P2P MILP under construction.
+pub(crate) struct P2pModel<'a> {
+    inst: &'a SpdInstance,
+    lim: Limits,
+    allowed: Vec<Vec<(usize, f64)>>,
+    b: MipBuilder,
+    cons: Vec<Constraint>,
+    kinds: Vec<Kind>,
+    /// `x[s][i]`: column of `allowed[s][i]`.
+    x: Vec<Vec<Col>>,
+    /// Per side, per server.
+    sides: Vec<(f64, Vec<Levels>)>,
+}
+
+impl<'a> P2pModel<'a> {
+    /// The model for `lim`, with the upper side and (when `lim.lo` is set)
+    /// the lower side. `Err(c)`: client `c` can use no server.
+    pub(crate) fn new(inst: &'a SpdInstance, lim: Limits) -> Result<Self, usize> {
+        let allowed = allowed_pairs(inst, &lim)?;
+        let mut model = P2pModel {
+            inst,
+            lim,
+            allowed,
+            b: MipBuilder::new(),
+            cons: Vec::new(),
+            kinds: Vec::new(),
+            x: Vec::new(),
+            sides: Vec::new(),
+        };
+        model.add_assignment();
+        model.add_side(1.0);
+        if lim.lo.is_finite() {
+            model.add_side(-1.0);
+            for s in 0..model.allowed.len() {
+                if let (Some(a), Some(b)) =
+                    (model.sides[0].1[s].z.first(), model.sides[1].1[s].z.first())
+                {
+                    let (a, b) = (a.var, b.var);
+                    model.cons.push(constraint!(a == b));
+                }
+            }
+        }
+        Ok(model)
+    }
+
+    fn col(&mut self, kind: Kind) -> Col {
+        self.kinds.push(kind);
+        self.b.add(variable().binary())
+    }
+
+    fn add_assignment(&mut self) {
+        let m = self.inst.clients();
+        let mut per_client: Vec<Vec<good_lp::Variable>> = vec![Vec::new(); m];
+        for s in 0..self.allowed.len() {
+            let mut cols = Vec::with_capacity(self.allowed[s].len());
+            for i in 0..self.allowed[s].len() {
+                let c = self.allowed[s][i].0;
+                let col = self.col(Kind::X(c, s));
+                per_client[c].push(col.var);
+                cols.push(col);
+            }
+            self.x.push(cols);
+        }
+        for vars in per_client {
+            let e: Expression = vars.into_iter().sum();
+            self.cons.push(constraint!(e == 1.0));
+        }
+    }
+
+    /// Level indicators, cross-host staircases and same-host rules of one side.
+    fn add_side(&mut self, sign: f64) {
+        let side = self.sides.len();
+        let mut per_server = Vec::with_capacity(self.allowed.len());
+        for s in 0..self.allowed.len() {
+            per_server.push(self.levels(side, sign, s));
+        }
+        self.sides.push((sign, per_server));
+        let n = self.allowed.len();
+        for s in 0..n {
+            for t in s + 1..n {
+                self.cross(side, s, t);
+            }
+        }
+    }
+
+    /// Levels of server `s` on one side, with their z/w columns and the
+    /// links `x <= z`, `x <= w`, monotonicity and the same-host rules.
+    fn levels(&mut self, side: usize, sign: f64, s: usize) -> Levels {
+        let list = self.allowed[s].clone();
+        let mut order: Vec<usize> = (0..list.len()).collect();
+        order.sort_by(|&i, &j| (sign * list[i].1).total_cmp(&(sign * list[j].1)));
+        let mut vals: Vec<f64> = Vec::new();
+        let mut lev = vec![0; list.len()];
+        for &i in &order {
+            if vals.last() != Some(&list[i].1) {
+                vals.push(list[i].1);
+            }
+            lev[i] = vals.len() - 1;
+        }
+        let lim = self.lim;
+        let big_from = vals
+            .iter()
+            .position(|&v| lim.conflict(sign, v + v))
+            .unwrap_or(vals.len());
+        let z: Vec<Col> = (0..vals.len())
+            .map(|k| self.col(Kind::Z(side, s, k)))
+            .collect();
+        self.chain(&z);
+        for (i, &l) in lev.iter().enumerate() {
+            let (x, zl) = (self.x[s][i].var, z[l].var);
+            self.cons.push(constraint!(x <= zl));
+        }
+        if let Some(z0) = z.first() {
+            let used: Expression = self.x[s].iter().map(|c| c.var).sum();
+            let z0 = z0.var;
+            self.cons.push(constraint!(z0 <= used));
+        }
+        let mut levels = Levels {
+            vals,
+            lev,
+            big_from,
+            z,
+            w: Vec::new(),
+        };
+        self.same_host(side, sign, s, &mut levels);
+        levels
+    }
+
+    /// `z_{k+1} <= z_k`.
+    fn chain(&mut self, cols: &[Col]) {
+        for pair in cols.windows(2) {
+            let (a, b) = (pair[0].var, pair[1].var);
+            self.cons.push(constraint!(b <= a));
+        }
+    }
+
+    /// At most one client at a big level; a big level excludes the non-big
+    /// levels it cannot pair with (through `w`).
+    fn same_host(&mut self, side: usize, sign: f64, s: usize, lv: &mut Levels) {
+        let bigs: Vec<good_lp::Variable> = (0..lv.lev.len())
+            .filter(|&i| lv.lev[i] >= lv.big_from)
+            .map(|i| self.x[s][i].var)
+            .collect();
+        if bigs.len() >= 2 {
+            let e: Expression = bigs.into_iter().sum();
+            self.cons.push(constraint!(e <= 1.0));
+        }
+        let lim = self.lim;
+        let mut stairs = Vec::new(); // (big level, first conflicting non-big level)
+        let mut l = lv.big_from;
+        for k in lv.big_from..lv.vals.len() {
+            while l > 0 && lim.conflict(sign, lv.vals[k] + lv.vals[l - 1]) {
+                l -= 1;
+            }
+            if l < lv.big_from && stairs.last().is_none_or(|&(_, p)| l < p) {
+                stairs.push((k, l));
+            }
+        }
+        if stairs.is_empty() {
+            return;
+        }
+        lv.w = (0..lv.big_from)
+            .map(|k| self.col(Kind::W(side, s, k)))
+            .collect();
+        let w = lv.w.clone();
+        self.chain(&w);
+        for i in 0..lv.lev.len() {
+            if lv.lev[i] < lv.big_from {
+                let (x, wl) = (self.x[s][i].var, w[lv.lev[i]].var);
+                self.cons.push(constraint!(x <= wl));
+            }
+        }
+        for (k, l) in stairs {
+            let (zk, wl) = (lv.z[k].var, w[l].var);
+            self.cons.push(constraint!(zk + wl <= 1.0));
+        }
+    }
+
+    /// Staircase of minimal conflicting level pairs between `s < t`.
+    fn cross(&mut self, side: usize, s: usize, t: usize) {
+        let (sign, levels) = &self.sides[side];
+        let (ls, lt) = (&levels[s], &levels[t]);
+        let mut stairs = Vec::new();
+        let mut l = lt.vals.len();
+        let mut prev = lt.vals.len();
+        for k in 0..ls.vals.len() {
+            while l > 0
+                && self
+                    .lim
+                    .conflict(*sign, pair_q(self.inst, s, ls.vals[k], t, lt.vals[l - 1]))
+            {
+                l -= 1;
+            }
+            if l < prev {
+                stairs.push((ls.z[k].var, lt.z[l].var));
+                prev = l;
+            }
+        }
+        for (a, b) in stairs {
+            self.cons.push(constraint!(a + b <= 1.0));
+        }
+    }
+
+    /// The host indicators `z_s0` (upper side).
+    fn hosts_expr(&self) -> Expression {
+        self.sides[0]
+            .1
+            .iter()
+            .filter_map(|l| l.z.first().map(|c| c.var))
+            .sum()
+    }
+
+    /// The column vector of an assignment (`None` when it uses a pair the
+    /// model excludes).
+    fn start(&self, sol: &SpdSolution) -> Option<Vec<f64>> {
+        let mut pos = vec![None; sol.assign.len()];
+        for (s, list) in self.allowed.iter().enumerate() {
+            for (i, &(c, _)) in list.iter().enumerate() {
+                if sol.assign.get(c) == Some(&s) {
+                    pos[c] = Some(i);
+                }
+            }
+        }
+        let pos: Vec<usize> = pos.into_iter().collect::<Option<_>>()?;
+        // highest level and highest non-big level per side and server
+        let top = |side: usize, s: usize, non_big: bool| -> Option<usize> {
+            let lv = &self.sides[side].1[s];
+            (0..sol.assign.len())
+                .filter(|&c| sol.assign[c] == s)
+                .map(|c| lv.lev[pos[c]])
+                .filter(|&l| !non_big || l < lv.big_from)
+                .max()
+        };
+        let v = self.kinds.iter().map(|k| match *k {
+            Kind::X(c, s) => f64::from(u8::from(sol.assign[c] == s)),
+            Kind::Z(side, s, k) => f64::from(u8::from(top(side, s, false).is_some_and(|t| k <= t))),
+            Kind::W(side, s, k) => f64::from(u8::from(top(side, s, true).is_some_and(|t| k <= t))),
+        });
+        Some(v.collect())
+    }
+
+    /// Solves: minimise the host count (`abs_gap` 0.999, proving it) or, with
+    /// `first_feasible`, stop at the first solution within `cap`.
+    pub(crate) fn solve(
+        mut self,
+        cap: Option<usize>,
+        first_feasible: bool,
+        start: Option<&SpdSolution>,
+        dl: &Deadline,
+    ) -> ModelAnswer {
+        let hosts = self.hosts_expr();
+        if let Some(k) = cap {
+            self.cons.push(constraint!(hosts.clone() <= k as f64));
+        }
+        let start = start.and_then(|s| self.start(s));
+        let gap = if first_feasible { 1e9 } else { 0.999 };
+        let res = minimise(
+            self.b,
+            hosts,
+            self.cons,
+            start.as_deref(),
+            &dl.settings(gap),
+        );
+        let m = self.inst.clients();
+        let sol = res
+            .values
+            .as_ref()
+            .and_then(|v| extract(m, &self.allowed, &self.x, v));
+        ModelAnswer {
+            status: res.status,
+            solution: sol,
+            bound: res.bound,
+            message: res.message,
+        }
+    }
+}
+
+/// What one P2P MILP said.
+pub(crate) struct ModelAnswer {
+    /// HiGHS's status, honestly mapped.
+    pub status: Status,
+    /// The incumbent's assignment, if any.
+    pub solution: Option<SpdSolution>,
+    /// Proven lower bound on the host count (meaningful when minimising).
+    pub bound: Option<f64>,
+    /// HiGHS's message.
+    pub message: Option<String>,
+}
+
+fn extract(
+    m: usize,
+    allowed: &[Vec<(usize, f64)>],
+    x: &[Vec<Col>],
+    v: &[f64],
+) -> Option<SpdSolution> {
+    let mut assign = vec![None; m];
+    for (s, list) in allowed.iter().enumerate() {
+        for (i, &(c, _)) in list.iter().enumerate() {
+            if v.get(x[s][i].idx).is_some_and(|&val| val > 0.5) {
+                assign[c] = Some(s);
+            }
+        }
+    }
+    Some(SpdSolution {
+        root: None,
+        assign: assign.into_iter().collect::<Option<_>>()?,
+    })
+}
+
+/// One and two hosts by enumeration ([`p2p_few`]): `Ok` when that
+/// settles the host count (or the deadline hit), else the incumbent and the
+/// proven lower bound 3.
+#[allow(clippy::result_large_err)]
+fn few_hosts(
+    inst: &SpdInstance,
+    incumbent: Option<Scored>,
+    dl: &Deadline,
+) -> Result<HostStage, (Option<Scored>, usize)> {
+    let lim = Limits::bound(inst.bound);
+    let best = incumbent;
+    for k in 1..=2 {
+        if let Some(sc) = best.as_ref().filter(|s| s.metrics.hosts <= k) {
+            return Ok(HostStage::Proven(sc.clone()));
+        }
+        let probe = match k {
+            1 => p2p_few::single_host(inst, &lim),
+            _ => p2p_few::at_most_two_hosts(inst, &lim, dl),
+        };
+        match probe {
+            // the incumbent has more than k hosts: the found solution wins
+            Probe::Feasible(sc) => return Ok(HostStage::Proven(sc)),
+            Probe::Infeasible => {}
+            Probe::Unknown(_) => return Ok(HostStage::Unproven(best, k)),
+        }
+    }
+    Err((best, 3))
+}
+
+/// Stage 1: the proven least host count.
+pub(crate) fn min_hosts(inst: &SpdInstance, incumbent: Option<Scored>, dl: &Deadline) -> HostStage {
+    let model = match P2pModel::new(inst, Limits::bound(inst.bound)) {
+        Ok(m) => m,
+        Err(c) => {
+            return match incumbent {
+                None => HostStage::Infeasible(format!(
+                    "client {c} cannot meet μ = {} with every other client from any server",
+                    inst.bound
+                )),
+                Some(sc) => HostStage::Failed(
+                    "the pair filter rejects a feasible solution".into(),
+                    Some(sc),
+                ),
+            }
+        }
+    };
+    let (mut best, few_lb) = match few_hosts(inst, incumbent, dl) {
+        Ok(done) => return done,
+        Err(state) => state,
+    };
+    // The few-host stage proved `few_lb` hosts necessary: an incumbent with
+    // that many is optimal without the MILP.
+    if let Some(sc) = best.as_ref().filter(|sc| sc.metrics.hosts <= few_lb) {
+        return HostStage::Proven(sc.clone());
+    }
+    let start = best.as_ref().map(|s| s.sol.clone());
+    let ans = model.solve(None, false, start.as_ref(), dl);
+    keep_better(&mut best, ans.solution.and_then(|s| score(inst, s)));
+    let why = ans.message.unwrap_or_default();
+    let lb = ans.bound.map_or(1.0, |b| (b - 1e-6).ceil().max(1.0)) as usize;
+    let lb = lb.max(few_lb);
+    match (ans.status, best) {
+        (Status::Optimal, Some(sc)) if sc.metrics.hosts <= lb => HostStage::Proven(sc),
+        (Status::Infeasible, None) => HostStage::Infeasible(format!(
+            "the host-count MILP is infeasible: no assignment meets μ = {}",
+            inst.bound
+        )),
+        (Status::TimeLimit, best) => {
+            let lb = best.as_ref().map_or(lb, |s| lb.min(s.metrics.hosts));
+            HostStage::Unproven(best, lb)
+        }
+        (Status::Optimal, best) => HostStage::Failed(
+            format!("the MILP optimum {lb} has no solution the evaluator accepts ({why})"),
+            best,
+        ),
+        (status, best) => HostStage::Failed(format!("{status}: {why}"), best),
+    }
+}
+
+#[cfg(test)]
+#[path = "p2p_tests.rs"]
+mod tests;

@@ -1,0 +1,149 @@
+//! Unit tests of the P2P MILP against brute force (bypassing the one/two-host
+//! enumeration).
+
+use super::*;
+use crate::net::network::ServerNetwork;
+use crate::problems::spd::model::{BoundSpec, CommModel};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn tiny(n: usize, m: usize, f: f64, seed: u64) -> SpdInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut links = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.random::<f64>() < 0.5 {
+                links.push((u, v, f64::from(rng.random_range(1..=10u32))));
+            }
+        }
+    }
+    let access: Vec<Vec<Option<f64>>> = (0..m)
+        .map(|_| {
+            (0..n)
+                .map(|_| {
+                    (rng.random::<f64>() < 0.85).then(|| f64::from(rng.random_range(1..=20u32)))
+                })
+                .collect()
+        })
+        .collect();
+    let net = ServerNetwork::new(n, &links);
+    SpdInstance::new("t", CommModel::P2p, net, &access, BoundSpec::Factor(f)).unwrap()
+}
+
+/// Brute force: is there an assignment with at most `k` hosts whose
+/// pairs all fit `lim`? Checked pair by pair with `pair_q`.
+fn exists(inst: &SpdInstance, lim: &Limits, k: usize) -> bool {
+    let (n, m) = (inst.servers(), inst.clients());
+    let mut idx = vec![0usize; m];
+    loop {
+        let ok_access = (0..m).all(|c| inst.access(c, idx[c]).is_finite());
+        let mut hosts = idx.clone();
+        hosts.sort_unstable();
+        hosts.dedup();
+        if ok_access && hosts.len() <= k {
+            let fits = (0..m).all(|i| {
+                (i + 1..m).all(|j| {
+                    let q = pair_q(
+                        inst,
+                        idx[i],
+                        inst.access(i, idx[i]),
+                        idx[j],
+                        inst.access(j, idx[j]),
+                    );
+                    lim.fits(q)
+                })
+            });
+            if fits {
+                return true;
+            }
+        }
+        let mut c = 0;
+        while c < m {
+            idx[c] += 1;
+            if idx[c] < n {
+                break;
+            }
+            idx[c] = 0;
+            c += 1;
+        }
+        if c == m {
+            return false;
+        }
+    }
+}
+
+/// The MILP (bypassing the one/two-host enumeration) agrees with brute
+/// force on feasibility for random thresholds, both sides and host caps.
+#[test]
+fn milp_feasibility_matches_brute_force() {
+    let dl = Deadline::new(None);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for seed in 0..120 {
+        let (n, m) = (rng.random_range(2..=5), rng.random_range(2..=6));
+        let inst = tiny(n, m, 1.0, seed);
+        let mu = inst.bound;
+        let hi = if rng.random::<bool>() {
+            mu
+        } else {
+            mu * rng.random_range(0.3..1.0)
+        };
+        let lo = if rng.random::<bool>() {
+            f64::NEG_INFINITY
+        } else {
+            mu * rng.random_range(0.0..0.6)
+        };
+        let lim = Limits { mu, hi, lo };
+        let k = rng.random_range(1..=n.min(4));
+        let want = exists(&inst, &lim, k);
+        let got = match P2pModel::new(&inst, lim) {
+            Err(_) => false,
+            Ok(model) => {
+                let ans = model.solve(Some(k), true, None, &dl);
+                assert!(
+                    matches!(ans.status, Status::Optimal | Status::Infeasible),
+                    "{:?}",
+                    ans.message
+                );
+                if let Some(sol) = &ans.solution {
+                    let hosts: std::collections::BTreeSet<_> = sol.assign.iter().collect();
+                    assert!(hosts.len() <= k);
+                    for i in 0..m {
+                        for j in i + 1..m {
+                            let (si, sj) = (sol.assign[i], sol.assign[j]);
+                            let q = pair_q(&inst, si, inst.access(i, si), sj, inst.access(j, sj));
+                            assert!(
+                                lim.fits(q),
+                                "seed {seed}: pair ({i},{j}) = {q} breaks {lim:?}"
+                            );
+                        }
+                    }
+                }
+                ans.status == Status::Optimal
+            }
+        };
+        assert_eq!(got, want, "seed {seed}: n {n} m {m} k {k} {lim:?}");
+    }
+}
+
+/// Minimising the host count with the MILP gives the brute-force minimum.
+#[test]
+fn milp_host_minimum_matches_brute_force() {
+    let dl = Deadline::new(None);
+    for seed in 0..60 {
+        let inst = tiny(5, 6, [0.7, 0.9, 1.0][seed as usize % 3], seed);
+        let lim = Limits::bound(inst.bound);
+        let want = (1..=5).find(|&k| exists(&inst, &lim, k));
+        let got = P2pModel::new(&inst, lim).ok().and_then(|model| {
+            let ans = model.solve(None, false, None, &dl);
+            (ans.status == Status::Optimal).then(|| ans.solution.and_then(|s| score(&inst, s)))
+        });
+        match want {
+            None => assert!(got.is_none(), "seed {seed}"),
+            Some(k) => assert_eq!(
+                got.flatten().map(|s| s.metrics.hosts),
+                Some(k),
+                "seed {seed}"
+            ),
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! Reading and writing SPD/SPDVR instance files (formats.md "SPD / SPDVR
+//! instance"). Unknown fields are rejected; every error names the file, the
+//! field and the index.
+
+use crate::error::{Error, Result};
+use crate::io::fields::{read_count_or_names, relabel};
+use crate::net::matrix::{check_latency, read_matrix, Matrix, MatrixSource};
+use crate::net::network::ServerNetwork;
+use crate::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+
+/// The file as written, before validation.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpdFile {
+    /// `"spd"` or `"spdvr"`.
+    pub problem: SpdProblem,
+    /// Format version (1).
+    pub version: u32,
+    /// Instance name (defaults to the file stem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `"cs"` or `"p2p"`.
+    pub model: CommModel,
+    /// μ in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<f64>,
+    /// f with μ = f·Γ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_factor: Option<f64>,
+    /// A count or an array of names.
+    pub servers: Value,
+    /// Undirected links `[u, v, latency]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Value>,
+    /// `n × n` matrix, `null` = no direct link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_latency: Option<Value>,
+    /// One row per client, one value per server.
+    pub access: Value,
+    /// Optional client names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<Vec<String>>,
+    /// Optional start solution (SPDVR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<SpdSolution>,
+    /// Free-form provenance (generator, dataset attribution).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// Reads and validates an SPD/SPDVR instance file.
+pub fn read_spd(path: &Path) -> Result<SpdInstance> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let file = display_name(path);
+    let raw: SpdFile =
+        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let default_name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "instance".into());
+    validate(raw, &file, base, &default_name)
+}
+
+/// Parses an instance from JSON text (CSV paths relative to `base`).
+pub fn parse_spd(text: &str, file: &str, base: &Path) -> Result<SpdInstance> {
+    let raw: SpdFile =
+        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    validate(raw, file, base, "instance")
+}
+
+/// The file name shown in errors: as the user gave it.
+pub fn display_name(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result<SpdInstance> {
+    if raw.version != 1 {
+        return Err(Error::input(
+            file,
+            "version",
+            format!("version {} is not supported (1 is)", raw.version),
+        ));
+    }
+    let src = MatrixSource {
+        file,
+        base_dir: base,
+    };
+    let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
+    let network = match (&raw.links, &raw.server_latency) {
+        (Some(links), None) => ServerNetwork::new(n, &read_links(links, n, file)?),
+        (None, Some(m)) => {
+            let matrix = read_matrix(m, "server_latency", &src)?;
+            check_server_matrix(&matrix, n, file)?;
+            ServerNetwork::from_matrix(&matrix)
+        }
+        _ => {
+            return Err(Error::input(
+                file,
+                "links",
+                "give exactly one of links or server_latency",
+            ))
+        }
+    };
+    let access = read_matrix(&raw.access, "access", &src)?;
+    check_access(&access, n, file)?;
+    if let Some(names) = &raw.clients {
+        if names.len() != access.len() {
+            return Err(Error::input(
+                file,
+                "clients",
+                format!(
+                    "has {} names, expected {} (one per access row)",
+                    names.len(),
+                    access.len()
+                ),
+            ));
+        }
+    }
+    let bound = match (raw.bound, raw.bound_factor) {
+        (Some(mu), None) => BoundSpec::Absolute(check_latency(mu, "bound", file)?),
+        (None, Some(f)) if f.is_finite() && f > 0.0 => BoundSpec::Factor(f),
+        (None, Some(f)) => {
+            return Err(Error::input(
+                file,
+                "bound_factor",
+                format!("{f} is not a positive factor"),
+            ))
+        }
+        _ => {
+            return Err(Error::input(
+                file,
+                "bound",
+                "give exactly one of bound or bound_factor",
+            ))
+        }
+    };
+    let mut inst = SpdInstance::new(
+        raw.name.unwrap_or_else(|| default_name.to_string()),
+        raw.model,
+        network,
+        &access,
+        bound,
+    )
+    .map_err(|e| relabel(e, file))?;
+    if matches!(bound, BoundSpec::Factor(_)) && !inst.gamma.is_finite() {
+        return Err(Error::input(
+            file,
+            "bound_factor",
+            "Γ is infinite (no root reaches every client), so f·Γ is undefined: give bound",
+        ));
+    }
+    inst.problem = raw.problem;
+    inst.server_names = server_names;
+    inst.client_names = raw.clients;
+    if let Some(start) = raw.start {
+        check_start(&start, &inst, file)?;
+        inst.start = Some(start);
+    }
+    Ok(inst)
+}
+
+fn read_links(v: &Value, n: usize, file: &str) -> Result<Vec<(usize, usize, f64)>> {
+    let Value::Array(items) = v else {
+        return Err(Error::input(
+            file,
+            "links",
+            "expected an array of [u, v, latency]",
+        ));
+    };
+    let mut links = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("links[{i}]");
+        let parts = match item {
+            Value::Array(p) if p.len() == 3 => p,
+            _ => return Err(Error::input(file, &field, "expected [u, v, latency]")),
+        };
+        let mut ends = [0usize; 2];
+        for (k, end) in ends.iter_mut().enumerate() {
+            *end = match parts[k].as_u64() {
+                Some(u) if (u as usize) < n => u as usize,
+                _ => {
+                    return Err(Error::input(
+                        file,
+                        format!("{field}[{k}]"),
+                        format!("{} is not a server index (0..{n})", parts[k]),
+                    ))
+                }
+            };
+        }
+        if ends[0] == ends[1] {
+            return Err(Error::input(
+                file,
+                &field,
+                format!("links server {} to itself", ends[0]),
+            ));
+        }
+        let w = parts[2].as_f64().unwrap_or(f64::NAN);
+        let w = check_latency(w, &format!("{field}[2]"), file)?;
+        links.push((ends[0], ends[1], w));
+    }
+    Ok(links)
+}
+
+#[allow(clippy::needless_range_loop)] // (i, j) and (j, i) are compared
+fn check_server_matrix(m: &Matrix, n: usize, file: &str) -> Result<()> {
+    if m.len() != n {
+        return Err(Error::input(
+            file,
+            "server_latency",
+            format!("has {} rows, expected {n} (one per server)", m.len()),
+        ));
+    }
+    for (i, row) in m.iter().enumerate() {
+        if row.len() != n {
+            return Err(Error::input(
+                file,
+                format!("server_latency[{i}]"),
+                format!("has {} values, expected {n} (one per server)", row.len()),
+            ));
+        }
+    }
+    for i in 0..n {
+        if m[i][i].is_some_and(|d| d != 0.0) {
+            return Err(Error::input(
+                file,
+                format!("server_latency[{i}][{i}]"),
+                "the diagonal must be 0 or null",
+            ));
+        }
+        for j in i + 1..n {
+            let same = match (m[i][j], m[j][i]) {
+                (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0),
+                (None, None) => true,
+                _ => false,
+            };
+            if !same {
+                return Err(Error::input(
+                    file,
+                    format!("server_latency[{i}][{j}]"),
+                    format!(
+                        "{:?} differs from server_latency[{j}][{i}] = {:?}: the server network is undirected (symmetrise the matrix)",
+                        m[i][j], m[j][i]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_access(m: &Matrix, n: usize, file: &str) -> Result<()> {
+    if m.is_empty() {
+        return Err(Error::input(
+            file,
+            "access",
+            "at least one client row is needed",
+        ));
+    }
+    for (c, row) in m.iter().enumerate() {
+        if row.len() != n {
+            return Err(Error::input(
+                file,
+                format!("access[{c}]"),
+                format!("has {} values, expected {n} (one per server)", row.len()),
+            ));
+        }
+        if row.iter().all(Option::is_none) {
+            return Err(Error::input(
+                file,
+                format!("access[{c}]"),
+                "the client has no access to any server",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_start(start: &SpdSolution, inst: &SpdInstance, file: &str) -> Result<()> {
+    let (n, m) = (inst.servers(), inst.clients());
+    if start.assign.len() != m {
+        return Err(Error::input(
+            file,
+            "start.assign",
+            format!(
+                "has {} entries, expected {m} (one per client)",
+                start.assign.len()
+            ),
+        ));
+    }
+    for (c, &s) in start.assign.iter().enumerate() {
+        if s >= n {
+            return Err(Error::input(
+                file,
+                format!("start.assign[{c}]"),
+                format!("{s} is not a server index (0..{n})"),
+            ));
+        }
+    }
+    match (inst.model, start.root) {
+        (CommModel::Cs, None) => Err(Error::input(file, "start.root", "a CS start needs a root")),
+        (CommModel::Cs, Some(r)) if r >= n => Err(Error::input(
+            file,
+            "start.root",
+            format!("{r} is not a server index (0..{n})"),
+        )),
+        (CommModel::P2p, Some(_)) => {
+            Err(Error::input(file, "start.root", "a P2P start has no root"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Serialises an instance back to the file format (inline matrices).
+pub fn to_file(inst: &SpdInstance) -> SpdFile {
+    let n = inst.servers();
+    let access: Vec<Vec<Value>> = (0..inst.clients())
+        .map(|c| {
+            inst.access_row(c)
+                .iter()
+                .map(|&a| {
+                    if a.is_finite() {
+                        Value::from(a)
+                    } else {
+                        Value::Null
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let links: Vec<Value> = inst
+        .network
+        .links()
+        .into_iter()
+        .map(|(u, v, w)| serde_json::json!([u, v, w]))
+        .collect();
+    SpdFile {
+        problem: inst.problem,
+        version: 1,
+        name: Some(inst.name.clone()),
+        model: inst.model,
+        bound: inst.bound_factor.is_none().then_some(inst.bound),
+        bound_factor: inst.bound_factor,
+        servers: match &inst.server_names {
+            Some(names) => serde_json::json!(names),
+            None => Value::from(n),
+        },
+        links: Some(Value::Array(links)),
+        server_latency: None,
+        access: serde_json::json!(access),
+        clients: inst.client_names.clone(),
+        start: inst.start.clone(),
+        source: None,
+    }
+}
+
+/// Writes an instance file: one key per line, matrices one row per line.
+pub fn write_spd_file(path: &Path, file: &SpdFile) -> Result<()> {
+    let value = serde_json::to_value(file)
+        .map_err(|e| Error::Usage(format!("cannot serialise the instance: {e}")))?;
+    std::fs::write(path, format_rows(&value)).map_err(|e| Error::io(path, e))
+}
+
+/// JSON with top-level keys on their own lines and arrays of arrays one row per line.
+pub fn format_rows(value: &Value) -> String {
+    let Value::Object(map) = value else {
+        return value.to_string();
+    };
+    let mut out = String::from("{\n");
+    let n = map.len();
+    for (i, (k, v)) in map.iter().enumerate() {
+        out.push_str(&format!("  {}: ", Value::String(k.clone())));
+        match v {
+            Value::Array(rows) if !rows.is_empty() && rows.iter().all(Value::is_array) => {
+                out.push_str("[\n");
+                for (j, row) in rows.iter().enumerate() {
+                    out.push_str("    ");
+                    out.push_str(&row.to_string());
+                    out.push_str(if j + 1 < rows.len() { ",\n" } else { "\n" });
+                }
+                out.push_str("  ]");
+            }
+            other => out.push_str(&other.to_string()),
+        }
+        out.push_str(if i + 1 < n { ",\n" } else { "\n" });
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,151 @@
+//! k-best (`k-best`, the brute force of seed 001 §IV-C).
+//!
+//! `k` = the host count of SPDCS-H (CS) or SPDP2P-H (P2P). Every `k`-subset
+//! of servers is tried as the host set, with every root in it; clients are
+//! assigned by Algorithm Matching restricted to the subset, and the feasible
+//! result with the least delay, then variation (then fewer hosts), is kept.
+//! For P2P the matching tree is evaluated in the P2P model.
+//! Complexity `O(C(n,k) · k · k · m)`: exponential in `k`, so the engine
+//! refuses (status `error`) when `C(n,k) · k` exceeds
+//! [`KBEST_MAX_SUBSETS`].
+
+use crate::problems::spd::spdcs_h::SpdcsH;
+use crate::problems::spd::spdp2p_h::Spdp2pH;
+use crate::core::SolveOptions;
+use crate::core::FailureReason;
+use crate::problems::spd::engines::{SpdEngine, SpdOutcome, KBEST_MAX_SUBSETS};
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spd::eval::{approx_eq, evaluate_spd, SpdMetrics};
+
+/// `k-best`.
+pub struct KBest;
+
+/// `C(n, k)`, saturating.
+pub fn binomial(n: u64, k: u64) -> u64 {
+    if k > n {
+        return 0;
+    }
+    let k = k.min(n - k);
+    let mut acc: u128 = 1;
+    for i in 0..k {
+        acc = acc * u128::from(n - i) / u128::from(i + 1);
+        if acc > u128::from(u64::MAX) {
+            return u64::MAX;
+        }
+    }
+    acc as u64
+}
+
+/// Calls `f` with every `k`-subset of `0..n` in lexicographic order.
+fn for_each_subset(n: usize, k: usize, mut f: impl FnMut(&[usize])) {
+    if k == 0 || k > n {
+        return;
+    }
+    let mut idx: Vec<usize> = (0..k).collect();
+    loop {
+        f(&idx);
+        let mut i = k;
+        while i > 0 && idx[i - 1] == n - k + i - 1 {
+            i -= 1;
+        }
+        if i == 0 {
+            return;
+        }
+        idx[i - 1] += 1;
+        for j in i..k {
+            idx[j] = idx[j - 1] + 1;
+        }
+    }
+}
+
+fn better(m: &SpdMetrics, b: &SpdMetrics) -> bool {
+    if !approx_eq(m.delay, b.delay) {
+        return m.delay < b.delay;
+    }
+    if !approx_eq(m.variation, b.variation) {
+        return m.variation < b.variation;
+    }
+    m.hosts < b.hosts
+}
+
+/// The best `k`-subset solution; `None` when no subset is feasible.
+pub fn k_best(inst: &SpdInstance, k: usize) -> Option<SpdSolution> {
+    let n = inst.servers();
+    let mut allowed = vec![false; n];
+    let mut best: Option<(SpdMetrics, SpdSolution)> = None;
+    for_each_subset(n, k, |subset| {
+        subset.iter().for_each(|&s| allowed[s] = true);
+        for &r in subset {
+            let (assign, _) = inst.matching_for_root(r, Some(&allowed));
+            let root = (inst.model == CommModel::Cs).then_some(r);
+            let sol = SpdSolution { root, assign };
+            let ev = evaluate_spd(inst, &sol);
+            if !ev.is_feasible() {
+                continue;
+            }
+            if let Some(m) = ev.metrics {
+                if best.as_ref().is_none_or(|(b, _)| better(&m, b)) {
+                    best = Some((m, sol));
+                }
+            }
+        }
+        subset.iter().for_each(|&s| allowed[s] = false);
+    });
+    best.map(|(_, s)| s)
+}
+
+impl SpdEngine for KBest {
+    fn name(&self) -> &'static str {
+        "k-best"
+    }
+
+    fn supports(&self, _model: CommModel) -> bool {
+        true
+    }
+
+    fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome {
+        let seed = match inst.model {
+            CommModel::Cs => SpdcsH.solve(inst, opts),
+            CommModel::P2p => Spdp2pH.solve(inst, opts),
+        };
+        let Some(seed) = seed.solution else {
+            return SpdOutcome::no_solution(
+                "k-best needs k from SPDCS-H/SPDP2P-H, which found no solution",
+            );
+        };
+        let Some(k) = evaluate_spd(inst, &seed).metrics.map(|m| m.hosts) else {
+            return SpdOutcome::no_solution("k-best could not evaluate the SPDCS-H seed");
+        };
+        let work = binomial(inst.servers() as u64, k as u64).saturating_mul(k as u64);
+        let cap = opts.count(&KBEST_MAX_SUBSETS);
+        if work > cap {
+            return SpdOutcome::failed(
+                FailureReason::Refused,
+                format!(
+                    "refused: k = {k} over {} servers means {work} subset-root pairs, above the cap of {cap} (raise --kbest-max-subsets)",
+                    inst.servers(),
+                ),
+            );
+        }
+        match k_best(inst, k) {
+            Some(sol) => SpdOutcome::found(sol),
+            None => SpdOutcome::no_solution(format!("no {k}-subset of servers meets the bound")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsets_are_enumerated_once_each() {
+        let mut seen = Vec::new();
+        for_each_subset(5, 3, |s| seen.push(s.to_vec()));
+        assert_eq!(seen.len() as u64, binomial(5, 3));
+        let mut dedup = seen.clone();
+        dedup.dedup();
+        assert_eq!(dedup.len(), seen.len());
+        assert_eq!(binomial(25, 5), 53130);
+    }
+}

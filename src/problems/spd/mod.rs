@@ -1,0 +1,186 @@
+//! SPD — server selection with a delay bound (seed 001; problems.md §1).
+//!
+//! Servers on a well-provisioned network, players with an access latency to
+//! each server: pick a contact server per player (and a root for
+//! client-server sessions) so the session delay stays within μ, using the
+//! fewest servers; ties: lower delay, then lower variation.
+//!
+//! - [`model`]: instances, solutions, the CS/P2P models; [`eval`]: the one
+//!   SPD evaluator; [`file`]: the instance format; [`gen`]: seed 001 §IV's
+//!   generator and `--from-matrix`.
+//! - The paper's algorithms, one file each, named as the paper names them:
+//!   [`algorithm_matching`], [`spdcs_h`], [`spdp2p_h`], [`zizo`] (Lee et
+//!   al.), [`k_best`]; [`exact`]: the MILPs on HiGHS.
+//! - [`engines`]: the engines by CLI name and [`engines::run_spd`];
+//!   [`repro`]: seed 001 §IV's experiment; [`cli`]: `gen spd`, `repro spd`.
+
+pub mod algorithm_matching;
+pub mod cli;
+pub mod engines;
+pub mod eval;
+pub mod exact;
+pub mod file;
+pub mod gen;
+pub mod k_best;
+pub mod model;
+pub mod repro;
+pub mod spdcs_h;
+pub mod spdp2p_h;
+pub mod table;
+pub mod zizo;
+
+use crate::core::{
+    CliHook, EvalReport, Family, FailureReason, InstanceFeatures, ParamSpec, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow,
+};
+use crate::error::Result;
+use crate::io::solution_file::read_solution;
+use engines::{run_spd, spd_engine, spd_engine_names, spd_engines};
+use eval::evaluate_spd;
+use model::{SpdInstance, SpdProblem, SpdSolution};
+use serde_json::{json, Map};
+use std::any::Any;
+use std::path::Path;
+
+/// The SPD family.
+#[derive(Debug, Clone, Copy)]
+pub struct SpdFamily;
+
+/// The registry's handle on the SPD family.
+pub static FAMILY: SpdFamily = SpdFamily;
+
+impl Family for SpdFamily {
+    fn name(&self) -> &'static str {
+        "spd"
+    }
+
+    fn problems(&self) -> &'static [&'static str] {
+        &["spd"]
+    }
+
+    fn reads(&self, file_problem: &str) -> bool {
+        matches!(file_problem, "spd" | "spdvr")
+    }
+
+    fn read(
+        &self,
+        path: &Path,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        let mut inst = file::read_spd(path)?;
+        inst.problem = SpdProblem::Spd;
+        Ok(Box::new(Instance(inst)))
+    }
+
+    fn engines(&self) -> Vec<&'static str> {
+        spd_engine_names()
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![engines::KBEST_MAX_SUBSETS, engines::LEXICOGRAPHIC]
+    }
+
+    fn size_label(&self) -> &'static str {
+        "servers × clients"
+    }
+
+    fn render_table(&self, rows: &[SolveRow]) -> String {
+        table::render(rows, |_| None)
+    }
+
+    fn cli_hooks(&self) -> Vec<CliHook> {
+        cli::hooks()
+    }
+}
+
+/// An SPD instance read from a file.
+#[derive(Debug, Clone)]
+pub struct Instance(pub SpdInstance);
+
+/// The features of an SPD/SPDVR instance for benchmark rows.
+pub fn features(i: &SpdInstance) -> InstanceFeatures {
+    let mut f = Map::new();
+    f.insert("model".into(), json!(i.model.to_string()));
+    f.insert("servers".into(), json!(i.servers()));
+    f.insert("clients".into(), json!(i.clients()));
+    f.insert("mu".into(), json!(i.bound));
+    f.insert("bound_factor".into(), json!(i.bound_factor));
+    InstanceFeatures {
+        size: (i.servers() * i.clients()) as f64,
+        features: f,
+    }
+}
+
+/// What `eval` prints of an SPD solution.
+pub fn eval_report(inst: &SpdInstance, sol: &SpdSolution) -> EvalReport {
+    let ev = evaluate_spd(inst, sol);
+    let mut lines = vec![(
+        "instance".to_string(),
+        format!(
+            "{} ({}, μ = {:.3} ms, Γ = {:.3} ms)",
+            inst.name, inst.model, inst.bound, inst.gamma
+        ),
+    )];
+    if let Some(m) = &ev.metrics {
+        if let Some(r) = m.root {
+            lines.push(("root".into(), r.to_string()));
+        }
+        lines.push(("hosts".into(), format!("{} {:?}", m.hosts, m.host_list)));
+        lines.push(("delay".into(), format!("{:.3} ms", m.delay)));
+        lines.push(("variation".into(), format!("{:.3} ms", m.variation)));
+        lines.push(("relays".into(), format!("{} {:?}", m.relays, m.relay_list)));
+    }
+    EvalReport {
+        lines,
+        verdict: ev.verdict(),
+    }
+}
+
+impl ProblemInstance for Instance {
+    fn family(&self) -> &'static dyn Family {
+        &FAMILY
+    }
+
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "spd"
+    }
+
+    fn features(&self) -> InstanceFeatures {
+        features(&self.0)
+    }
+
+    fn applicable_engines(&self) -> Vec<String> {
+        spd_engines()
+            .iter()
+            .filter(|e| e.supports(self.0.model))
+            .map(|e| e.name().to_string())
+            .collect()
+    }
+
+    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
+        match spd_engine(engine) {
+            Ok(e) => run_spd(e.as_ref(), &self.0, opts),
+            Err(err) => SolveRecord::failed(
+                &self.0.name,
+                "spd",
+                engine,
+                FailureReason::BadInput,
+                err.to_string(),
+            ),
+        }
+    }
+
+    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+        let sol: SpdSolution = read_solution(solution)?;
+        Ok(eval_report(&self.0, &sol))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

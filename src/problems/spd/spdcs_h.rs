@@ -1,0 +1,139 @@
+//! SPDCS-H (seed 001 §III-A; problems.md §1): [`spdcs_h`].
+//!
+//! `spdcs-h`: for each root `r`, `T = {r}`; every client with
+//! `2·(a(c,r)) <= μ` is assigned to `r`; then repeatedly the server adjacent
+//! (by a link) to some server of `T` that can take the most still-unassigned
+//! clients within the bound (`2·(a(c,s) + D(s,r)) <= μ`; ties to the lower
+//! index) joins `T` and takes them. A root fails when a step adds no client.
+//! The best root wins (fewest hosts, then delay, then variation).
+//! Complexity `O(n² · m)` per root as written in the paper's accounting
+//! (`O(n³ · m)` for all roots in the worst case; far less in practice because
+//! every step assigns at least one client).
+//!
+//! The paper states that SPDCS-H never uses more servers than Algorithm
+//! Matching when μ >= Γ; that is not true in general (the test
+//! `spdcs_h_can_use_more_hosts_than_alg_m` holds a counterexample), and on
+//! sparse networks a root can fail even at μ = Γ, because the tree only grows
+//! along links.
+//!
+//! SPDP2P-H, the same construction in the P2P model, is
+//! [`spdp2p_h`](super::spdp2p_h::spdp2p_h).
+//!
+//! ```
+//! use serverpick::net::network::ServerNetwork;
+//! use serverpick::problems::spd::model::*;
+//! use serverpick::problems::spd::spdcs_h::spdcs_h;
+//! let net = ServerNetwork::new(3, &[(0, 1, 1.0), (1, 2, 1.0)]);
+//! let access = vec![vec![Some(1.0), Some(9.0), Some(9.0)], vec![Some(9.0), Some(9.0), Some(1.0)]];
+//! let inst = SpdInstance::new("doc", CommModel::Cs, net, &access, BoundSpec::Absolute(6.0)).unwrap();
+//! let sol = spdcs_h(&inst).unwrap();
+//! assert_eq!(sol.root, Some(1)); // root 1 with hosts {0, 1, 2}: paths 2 and 2
+//! ```
+
+use crate::problems::spd::algorithm_matching::cs_view;
+use crate::core::SolveOptions;
+use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
+use crate::core::within_bound;
+
+/// `spdcs-h`.
+pub struct SpdcsH;
+
+/// SPDCS-H's tree for one root; `None` when the root fails.
+pub fn spdcs_h_for_root(inst: &SpdInstance, r: usize) -> Option<SpdSolution> {
+    let (n, m, mu) = (inst.servers(), inst.clients(), inst.bound);
+    let fits = |c: usize, s: usize| within_bound(2.0 * inst.cs_path(c, s, r), mu);
+    let mut assign: Vec<Option<usize>> = vec![None; m];
+    let mut in_tree = vec![false; n];
+    in_tree[r] = true;
+    let mut left = 0;
+    for (c, slot) in assign.iter_mut().enumerate() {
+        if fits(c, r) {
+            *slot = Some(r);
+        } else {
+            left += 1;
+        }
+    }
+    while left > 0 {
+        let mut best: Option<(usize, usize)> = None; // (count, server)
+        for s in 0..n {
+            if in_tree[s] || !inst.network.neighbours(s).iter().any(|&t| in_tree[t]) {
+                continue;
+            }
+            let count = (0..m)
+                .filter(|&c| assign[c].is_none() && fits(c, s))
+                .count();
+            if count > 0 && best.is_none_or(|(b, _)| count > b) {
+                best = Some((count, s));
+            }
+        }
+        let (count, s) = best?;
+        in_tree[s] = true;
+        for (c, slot) in assign.iter_mut().enumerate() {
+            if slot.is_none() && fits(c, s) {
+                *slot = Some(s);
+            }
+        }
+        left -= count;
+    }
+    Some(SpdSolution {
+        root: Some(r),
+        assign: assign.into_iter().map(|s| s.unwrap_or(r)).collect(),
+    })
+}
+
+/// SPDCS-H: runs the tree construction from every root and keeps the best
+/// tree (fewest hosts, then delay, then variation). `None` when every root
+/// fails.
+pub fn spdcs_h(inst: &SpdInstance) -> Option<SpdSolution> {
+    best_tree(inst)
+}
+
+/// Runs SPDCS-H's construction from every root and keeps the best tree by
+/// the evaluator's metrics in `inst`'s own model (CS: SPDCS-H; P2P:
+/// SPDP2P-H).
+pub(crate) fn best_tree(inst: &SpdInstance) -> Option<SpdSolution> {
+    let cs = cs_view(inst);
+    let mut best: Option<(SpdMetrics, SpdSolution)> = None;
+    for r in 0..inst.servers() {
+        let Some(mut sol) = spdcs_h_for_root(&cs, r) else {
+            continue;
+        };
+        if inst.model == CommModel::P2p {
+            sol.root = None;
+        }
+        let ev = evaluate_spd(inst, &sol);
+        if !ev.is_feasible() {
+            continue;
+        }
+        let Some(m) = ev.metrics else { continue };
+        if best.as_ref().is_none_or(|(b, _)| m.better_than(b)) {
+            best = Some((m, sol));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
+/// The engine outcome of [`best_tree`].
+pub(crate) fn best_tree_outcome(inst: &SpdInstance) -> SpdOutcome {
+    match best_tree(inst) {
+        Some(sol) => SpdOutcome::found(sol),
+        None => SpdOutcome::no_solution("no root's tree reaches every client within the bound"),
+    }
+}
+
+impl SpdEngine for SpdcsH {
+    fn name(&self) -> &'static str {
+        "spdcs-h"
+    }
+
+    fn supports(&self, model: CommModel) -> bool {
+        model == CommModel::Cs
+    }
+
+    fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
+        best_tree_outcome(inst)
+    }
+}
+

@@ -1,0 +1,167 @@
+//! SPDVR — delay-variation reduction (seed 001 §III-B/C; problems.md §2).
+//!
+//! From a valid SPD solution (the file's `start`, or `solve --start ENGINE`),
+//! reassign players within the same servers (CS: the same root) to minimise
+//! the delay variation, keeping the delay within μ.
+//!
+//! - [`eval`]: the SPDVR evaluator (SPDVR's rules on top of the SPD one).
+//! - The paper's algorithms: [`chains`] (SPDVRCS-H: Algorithm 1 + Algorithm
+//!   Chains, exact for CS) and [`spdvrp2p_h`] (SPDVRP2P-H: Algorithm 2 with
+//!   ConstructL and Reassign); beyond the paper: [`p2p_vr_ls`]; [`exact`]:
+//!   the MILPs on HiGHS.
+//! - [`engines`]: the engines by CLI name and [`engines::run_spdvr`].
+
+pub mod chains;
+pub mod engines;
+pub mod eval;
+pub mod exact;
+pub mod p2p_moves;
+pub mod p2p_vr_ls;
+pub mod spdvrp2p_h;
+
+use crate::core::{
+    EvalReport, Family, FailureReason, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow,
+};
+use crate::error::{Error, Result};
+use crate::io::solution_file::read_solution;
+use crate::problems::spd::model::{SpdInstance, SpdProblem, SpdSolution};
+use crate::problems::spd::table::{self, Before};
+use engines::{run_spdvr, spdvr_engine_names, spdvr_engines, start_for};
+use eval::{check_start, evaluate_spdvr, SpdvrReport};
+use serde_json::Value;
+use std::any::Any;
+use std::path::Path;
+
+/// The SPDVR family.
+#[derive(Debug, Clone, Copy)]
+pub struct SpdvrFamily;
+
+/// The registry's handle on the SPDVR family.
+pub static FAMILY: SpdvrFamily = SpdvrFamily;
+
+impl Family for SpdvrFamily {
+    fn name(&self) -> &'static str {
+        "spdvr"
+    }
+
+    fn problems(&self) -> &'static [&'static str] {
+        &["spdvr"]
+    }
+
+    fn reads(&self, file_problem: &str) -> bool {
+        matches!(file_problem, "spd" | "spdvr")
+    }
+
+    fn takes_start(&self) -> bool {
+        true
+    }
+
+    fn read(
+        &self,
+        path: &Path,
+        start: Option<&str>,
+        opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        let mut inst = crate::problems::spd::file::read_spd(path)?;
+        let sol = start_for(&inst, start, opts)?;
+        check_start(&inst, &sol).map_err(|e| match e {
+            Error::Input(mut ie) => {
+                ie.file = path.display().to_string();
+                Error::Input(ie)
+            }
+            other => other,
+        })?;
+        inst.start = Some(sol);
+        inst.problem = SpdProblem::Spdvr;
+        Ok(Box::new(Instance(inst)))
+    }
+
+    fn engines(&self) -> Vec<&'static str> {
+        spdvr_engine_names()
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        crate::problems::spd::FAMILY.params()
+    }
+
+    fn size_label(&self) -> &'static str {
+        "servers × clients"
+    }
+
+    fn render_table(&self, rows: &[SolveRow]) -> String {
+        table::render(rows, |r| {
+            serde_json::from_value::<SpdvrReport>(Value::Object(r.metrics.clone()))
+                .ok()
+                .map(|b| Before {
+                    delay: Some(b.delay_before),
+                    variation: Some(b.variation_before),
+                })
+        })
+    }
+}
+
+/// An SPDVR instance: an SPD instance with a checked start.
+#[derive(Debug, Clone)]
+pub struct Instance(pub SpdInstance);
+
+impl Instance {
+    fn start(&self) -> Option<&SpdSolution> {
+        self.0.start.as_ref()
+    }
+}
+
+impl ProblemInstance for Instance {
+    fn family(&self) -> &'static dyn Family {
+        &FAMILY
+    }
+
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "spdvr"
+    }
+
+    fn features(&self) -> InstanceFeatures {
+        crate::problems::spd::features(&self.0)
+    }
+
+    fn applicable_engines(&self) -> Vec<String> {
+        spdvr_engines()
+            .iter()
+            .filter(|e| e.supports(self.0.model))
+            .map(|e| e.name().to_string())
+            .collect()
+    }
+
+    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
+        let run = match self.start() {
+            Some(start) => run_spdvr(engine, &self.0, start, opts),
+            None => Err(Error::Usage("the instance has no start".into())),
+        };
+        run.unwrap_or_else(|e| {
+            SolveRecord::failed(
+                &self.0.name,
+                "spdvr",
+                engine,
+                FailureReason::BadInput,
+                e.to_string(),
+            )
+        })
+    }
+
+    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+        let sol: SpdSolution = read_solution(solution)?;
+        let mut report = crate::problems::spd::eval_report(&self.0, &sol);
+        if let Some(start) = self.start() {
+            report.verdict = evaluate_spdvr(&self.0, start, &sol)?.verdict();
+        }
+        Ok(report)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
