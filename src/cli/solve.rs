@@ -5,11 +5,10 @@ use crate::cli::bench::params_into;
 use crate::cli::{parse_time_limit, split_list};
 use crate::core::check::{cross_check, Claim};
 use crate::core::registry::{self, read_instance_as};
-use crate::core::{ProblemInstance, SolveOptions, SolveRecord, SolveRow};
+use crate::core::{InstanceFeatures, SolveOptions, SolveRecord, SolveRow};
 use crate::error::{Error, Result};
 use crate::io::collect_instance_files;
 use crate::io::solution_file::write_record;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `serverpick solve`.
@@ -92,46 +91,30 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     }
-    let progress = files.len() > 1 && std::io::stderr().is_terminal();
+    // Progress goes to stderr, one line per file, even when piped: a long
+    // batch is never silent.
+    let progress = files.len() > 1;
     let mut rows: Vec<(&'static str, SolveRow)> = Vec::new();
     let mut tally = Tally::default();
     for (i, file) in files.iter().enumerate() {
         if progress {
             eprintln!("[{}/{}] {}", i + 1, files.len(), file.display());
         }
-        let inst =
-            match read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), &opts) {
-                Ok(inst) => inst,
-                Err(e) => {
-                    eprintln!("serverpick: {e}");
-                    tally.input_errors += 1;
-                    continue;
-                }
-            };
-        let engines = match &wanted {
-            Some(names) => names.clone(),
-            None => {
-                if let Some(why) = inst.unsolvable() {
-                    eprintln!("serverpick: {}: skipped: {why}", file.display());
-                    continue;
-                }
-                inst.applicable_engines()
+        match solve_file(args, file, wanted.as_deref(), &opts) {
+            Ok(Some((family, recs, features))) => {
+                emit(args, &recs)?;
+                tally.conflicts.extend(conflicts(file, &recs));
+                rows.extend(recs.into_iter().map(|record| {
+                    let features = features.clone();
+                    (family, SolveRow { record, features })
+                }));
             }
-        };
-        let recs: Vec<SolveRecord> = engines.iter().map(|e| inst.run_engine(e, &opts)).collect();
-        tally.conflicts.extend(conflicts(file, &recs));
-        emit(args, inst.as_ref(), &recs)?;
-        let features = inst.features();
-        let family = inst.family().name();
-        rows.extend(recs.into_iter().map(|record| {
-            (
-                family,
-                SolveRow {
-                    record,
-                    features: features.clone(),
-                },
-            )
-        }));
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("serverpick: {e}");
+                tally.input_errors += 1;
+            }
+        }
     }
     if !args.json {
         print_tables(&rows);
@@ -148,11 +131,34 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     })
 }
 
+/// Reads one file and runs the wanted engines on it (all applicable when
+/// `None`). `None` when the file is skipped (nothing applies to it).
+fn solve_file(
+    args: &SolveArgs,
+    file: &Path,
+    wanted: Option<&[String]>,
+    opts: &SolveOptions,
+) -> Result<Option<(&'static str, Vec<SolveRecord>, InstanceFeatures)>> {
+    let inst = read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), opts)?;
+    let engines = match wanted {
+        Some(names) => names.to_vec(),
+        None => {
+            if let Some(why) = inst.unsolvable() {
+                eprintln!("serverpick: {}: skipped: {why}", file.display());
+                return Ok(None);
+            }
+            inst.applicable_engines()
+        }
+    };
+    let recs: Vec<SolveRecord> = engines.iter().map(|e| inst.run_engine(e, opts)).collect();
+    Ok(Some((inst.family().name(), recs, inst.features())))
+}
+
 /// Writes solution files and JSON lines for one instance's runs.
-fn emit(args: &SolveArgs, inst: &dyn ProblemInstance, recs: &[SolveRecord]) -> Result<()> {
+fn emit(args: &SolveArgs, recs: &[SolveRecord]) -> Result<()> {
     if let Some(out) = &args.out {
         for r in recs {
-            write_record(&solution_path(out, inst.name(), &r.engine), r)?;
+            write_record(&solution_path(out, &r.instance, &r.engine), r)?;
         }
     }
     if args.json {
