@@ -238,19 +238,28 @@ impl<'a> Runner<'a> {
             .map(|_| ()),
             (Runner::Graph(g), CmaEvent::Join(i)) => cma_join::j_sa(g, i).map(|_| ()),
             (Runner::Graph(g), CmaEvent::Leave(i)) => cma_leave::l_sa(g, i).map(|_| ()),
-            (Runner::Bf(a), ev) => {
-                match ev {
-                    CmaEvent::Join(i) => a[i] = Some(usize::MAX),
-                    CmaEvent::Leave(i) => a[i] = None,
-                }
-                let clients: Vec<usize> = (0..a.len()).filter(|&i| a[i].is_some()).collect();
-                let g = exact_flow_graph(inst, &clients)?
-                    .ok_or_else(|| Error::Usage("more clients than the total capacity".into()))?;
-                *a = g.assignment();
-                Ok(())
-            }
+            (Runner::Bf(a), ev) => brute_force(inst, a, ev),
         }
     }
+}
+
+/// The paper's brute force (BF, seed 002 §4): after the event, re-solve the
+/// static problem over the players present from scratch (exact, with
+/// `exact-flow`'s min-cost flow), ignoring the current assignment. Cost: one
+/// exact solve per event.
+pub fn brute_force(inst: &CmaInstance, assign: &mut Vec<Option<usize>>, ev: CmaEvent) -> Result<()> {
+    let slot = assign.get_mut(ev.client()).ok_or_else(|| {
+        Error::Usage(format!("event client {} is not a client row", ev.client()))
+    })?;
+    *slot = match ev {
+        CmaEvent::Join(_) => Some(usize::MAX),
+        CmaEvent::Leave(_) => None,
+    };
+    let clients: Vec<usize> = (0..assign.len()).filter(|&i| assign[i].is_some()).collect();
+    let g = exact_flow_graph(inst, &clients)?
+        .ok_or_else(|| Error::Usage("more clients than the total capacity".into()))?;
+    *assign = g.assignment();
+    Ok(())
 }
 
 fn events_of(inst: &CmaInstance) -> Result<&[CmaEvent]> {
