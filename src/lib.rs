@@ -23,3 +23,8 @@ pub mod net;
 pub mod problems;
 
 pub use error::{Error, InputError, Result};
+
+/// The README's Rust examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
