@@ -49,6 +49,9 @@ pub enum Error {
     /// The LP/MILP backend failed.
     #[error("solver: {0}")]
     Solver(String),
+    /// Standard output could not be written (a full disk, a closed pipe).
+    #[error("cannot write the output: {0}")]
+    Output(std::io::Error),
 }
 
 impl Error {
@@ -76,6 +79,14 @@ impl Error {
     /// True for errors caused by the user's input or request (CLI exit code 2).
     pub fn is_user_error(&self) -> bool {
         matches!(self, Error::Input(_) | Error::Io { .. } | Error::Usage(_))
+    }
+}
+
+impl Error {
+    /// True for a write to a pipe whose reader has gone (`… | head`): the
+    /// command stops quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 

@@ -8,7 +8,7 @@
 
 use crate::bench::{runner, BenchConfig, BenchOutcome, Registry, Shard};
 use crate::cli::{parse_time_limit, split_list};
-use crate::core::{registry, ParamKind, SolveOptions};
+use crate::core::{registry, ParamKind, ParamSpec, SolveOptions};
 use crate::error::{Error, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -78,9 +78,15 @@ pub struct BenchMergeArgs {
 }
 
 /// Adds every family's engine parameters to `cmd` as `--NAME VALUE` flags
-/// (read back by [`params_into`]).
-pub fn with_params(mut cmd: clap::Command) -> clap::Command {
-    for p in registry::params() {
+/// (read back by [`params_into`]): `solve` and `bench`.
+pub fn with_all_params(cmd: clap::Command) -> clap::Command {
+    with_params(cmd, &registry::params())
+}
+
+/// Adds these engine parameters to `cmd` as `--NAME VALUE` flags (a
+/// family's `repro` command adds its own).
+pub fn with_params(mut cmd: clap::Command, params: &[ParamSpec]) -> clap::Command {
+    for &p in params {
         let mut arg = clap::Arg::new(p.name)
             .long(p.name)
             .value_name(match p.kind {

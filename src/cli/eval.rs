@@ -1,8 +1,9 @@
 //! `serverpick eval INSTANCE SOLUTION`: the evaluator's metrics and verdict.
 
+use crate::cli::out;
 use crate::core::registry::read_instance;
 use crate::error::{Error, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `serverpick eval`.
 #[derive(Debug, clap::Args)]
@@ -20,6 +21,7 @@ pub struct EvalArgs {
 /// Runs `eval`; exit code 0 when the solution is feasible, 1 when not.
 pub fn run_eval(args: &EvalArgs) -> Result<i32> {
     let inst = read_instance(&args.instance)?;
+    check_written_for(&args.solution, inst.name(), inst.problem())?;
     let report = inst.eval_file(&args.solution)?;
     let v = &report.verdict;
     if args.json {
@@ -31,27 +33,46 @@ pub fn run_eval(args: &EvalArgs) -> Result<i32> {
             "metrics": v.metrics,
             "violations": v.violations,
         });
-        println!(
-            "{}",
-            serde_json::to_string(&out).map_err(|e| Error::Usage(e.to_string()))?
-        );
+        out::println(&serde_json::to_string(&out).map_err(|e| Error::Usage(e.to_string()))?)?;
         return Ok(if v.is_feasible() { 0 } else { 1 });
     }
+    let mut text = String::new();
     for (label, value) in &report.lines {
-        println!("{label:<10} {value}");
+        text.push_str(&format!("{label:<10} {value}\n"));
     }
-    Ok(print_verdict(v.is_feasible(), &v.violations))
+    if v.is_feasible() {
+        text.push_str("verdict    feasible\n");
+    } else {
+        text.push_str("verdict    infeasible\n");
+        for why in &v.violations {
+            text.push_str(&format!("  - {why}\n"));
+        }
+    }
+    out::print(&text)?;
+    Ok(if v.is_feasible() { 0 } else { 1 })
 }
 
-/// Prints the evaluator's verdict; returns the exit code (0 feasible, 1 not).
-pub fn print_verdict(feasible: bool, violations: &[String]) -> i32 {
-    if feasible {
-        println!("verdict    feasible");
-        return 0;
+/// A solution file written by `solve` names its instance and problem: a file
+/// written for another instance is a usage error, not an infeasible solution.
+fn check_written_for(solution: &Path, name: &str, problem: &str) -> Result<()> {
+    let text = std::fs::read_to_string(solution).map_err(|e| Error::io(solution, e))?;
+    let Ok(serde_json::Value::Object(v)) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(()); // the family's reader reports what is wrong with it
+    };
+    if !(v.contains_key("engine") || v.contains_key("status")) {
+        return Ok(()); // a bare solution names no instance
     }
-    println!("verdict    infeasible");
-    for v in violations {
-        println!("  - {v}");
+    for (field, expected) in [("instance", name), ("problem", problem)] {
+        match v.get(field).and_then(serde_json::Value::as_str) {
+            Some(got) if got != expected => {
+                return Err(Error::Usage(format!(
+                    "{}: written for {field} '{got}', not '{expected}' (give the instance it was \
+                     solved on)",
+                    solution.display()
+                )))
+            }
+            _ => {}
+        }
     }
-    1
+    Ok(())
 }

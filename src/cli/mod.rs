@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod out;
 pub mod solve;
 
 use crate::core::{registry, CliHook, HookPlace};
@@ -48,8 +49,8 @@ fn hooks() -> Vec<CliHook> {
 /// parameters, plus the families' `gen`, `repro` and top-level commands.
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command()
-        .mut_subcommand("solve", bench::with_params)
-        .mut_subcommand("bench", bench::with_params);
+        .mut_subcommand("solve", bench::with_all_params)
+        .mut_subcommand("bench", bench::with_all_params);
     let mut gen = clap::Command::new("gen")
         .about("Generate instances")
         .subcommand_required(true)
@@ -88,6 +89,7 @@ where
     };
     match dispatch(&matches) {
         Ok(code) => code,
+        Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {
             eprintln!("serverpick: {e}");
             exit_code(&e)

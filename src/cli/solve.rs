@@ -2,6 +2,7 @@
 //! family) and solution files.
 
 use crate::cli::bench::params_into;
+use crate::cli::out;
 use crate::cli::{parse_time_limit, split_list};
 use crate::core::check::{cross_check, Claim};
 use crate::core::registry::{self, read_instance_as};
@@ -41,6 +42,9 @@ pub struct SolveArgs {
     /// Print one JSON record per run instead of the tables.
     #[arg(long)]
     pub json: bool,
+    /// Print notes in full instead of cutting them to fit the table.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 impl SolveArgs {
@@ -96,13 +100,17 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     let progress = files.len() > 1;
     let mut rows: Vec<(&'static str, SolveRow)> = Vec::new();
     let mut tally = Tally::default();
+    let mut names: OutputNames = OutputNames::default();
     for (i, file) in files.iter().enumerate() {
         if progress {
             eprintln!("[{}/{}] {}", i + 1, files.len(), file.display());
         }
         match solve_file(args, file, wanted.as_deref(), &opts) {
             Ok(Some((family, recs, features))) => {
-                emit(args, &recs)?;
+                if let Some(r) = recs.first() {
+                    let key = names.key(&r.instance, file);
+                    emit(args, &recs, &key)?;
+                }
                 tally.conflicts.extend(conflicts(file, &recs));
                 rows.extend(recs.into_iter().map(|record| {
                     let features = features.clone();
@@ -117,10 +125,18 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
         }
     }
     if !args.json {
-        print_tables(&rows);
+        if args.wide {
+            crate::core::table::set_note_width(usize::MAX);
+        }
+        print_tables(&rows)?;
     }
     for c in &tally.conflicts {
         eprintln!("serverpick: BUG: {c}");
+    }
+    if rows.is_empty() && tally.input_errors == 0 {
+        return Err(Error::Usage(
+            "nothing was solved: every file was skipped (see the messages above)".into(),
+        ));
     }
     Ok(if tally.input_errors > 0 {
         2
@@ -141,7 +157,26 @@ fn solve_file(
 ) -> Result<Option<(&'static str, Vec<SolveRecord>, InstanceFeatures)>> {
     let inst = read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), opts)?;
     let engines = match wanted {
-        Some(names) => names.to_vec(),
+        Some(names) => {
+            let own = inst.family().engines();
+            let mine: Vec<String> = names
+                .iter()
+                .filter(|n| own.contains(&n.as_str()))
+                .cloned()
+                .collect();
+            if mine.is_empty() {
+                eprintln!(
+                    "serverpick: {}: skipped: no engine of --engine {} solves a '{}' instance \
+                     (its engines: {})",
+                    file.display(),
+                    names.join(","),
+                    inst.problem(),
+                    own.join(", ")
+                );
+                return Ok(None);
+            }
+            mine
+        }
         None => {
             if let Some(why) = inst.unsolvable() {
                 eprintln!("serverpick: {}: skipped: {why}", file.display());
@@ -155,22 +190,22 @@ fn solve_file(
 }
 
 /// Writes solution files and JSON lines for one instance's runs.
-fn emit(args: &SolveArgs, recs: &[SolveRecord]) -> Result<()> {
+fn emit(args: &SolveArgs, recs: &[SolveRecord], key: &str) -> Result<()> {
     if let Some(out) = &args.out {
         for r in recs {
-            write_record(&solution_path(out, &r.instance, &r.engine), r)?;
+            write_record(&solution_path(out, key, &r.engine), r)?;
         }
     }
     if args.json {
         for r in recs {
-            println!("{}", serde_json::to_string(r).unwrap_or_default());
+            out::println(&serde_json::to_string(r).unwrap_or_default())?;
         }
     }
     Ok(())
 }
 
 /// One table per family, in registry order.
-fn print_tables(rows: &[(&'static str, SolveRow)]) {
+fn print_tables(rows: &[(&'static str, SolveRow)]) -> Result<()> {
     let mut first = true;
     for family in registry::families() {
         let mine: Vec<SolveRow> = rows
@@ -182,11 +217,12 @@ fn print_tables(rows: &[(&'static str, SolveRow)]) {
             continue;
         }
         if !first {
-            println!();
+            out::println("")?;
         }
         first = false;
-        print!("{}", family.render_table(&mine));
+        out::print(&family.render_table(&mine))?;
     }
+    Ok(())
 }
 
 /// The contradictions among one instance's runs (the one cross-check the
@@ -208,7 +244,38 @@ pub fn conflicts(file: &Path, records: &[SolveRecord]) -> Vec<String> {
         .collect()
 }
 
-/// `OUT/<instance>.<engine>.solution.json`.
+/// Output file keys: the instance's name, unless another input file of this
+/// run already used it; then the input file's path (so no solution file
+/// silently overwrites another).
+#[derive(Debug, Default)]
+struct OutputNames {
+    used: std::collections::HashMap<String, PathBuf>,
+}
+
+impl OutputNames {
+    fn key(&mut self, name: &str, file: &Path) -> String {
+        match self.used.get(name) {
+            Some(owner) if owner != file => {
+                let key = file.with_extension("").display().to_string();
+                eprintln!(
+                    "serverpick: {}: instance name '{name}' is also {}'s; its solution files \
+                     are named after the file",
+                    file.display(),
+                    owner.display()
+                );
+                self.used.insert(key.clone(), file.to_path_buf());
+                key
+            }
+            _ => {
+                self.used.insert(name.to_string(), file.to_path_buf());
+                name.to_string()
+            }
+        }
+    }
+}
+
+/// `OUT/<key>.<engine>.solution.json` (`key`: the instance name, characters
+/// other than letters, digits, `-_.` replaced by `_`).
 pub fn solution_path(out: &Path, name: &str, engine: &str) -> PathBuf {
     let safe: String = name
         .chars()

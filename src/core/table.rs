@@ -78,6 +78,18 @@ pub fn fmt_ms(v: Option<f64>) -> String {
     }
 }
 
+static NOTE_WIDTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(70);
+
+/// Sets the width [`note`] cuts notes to (`solve --wide`: unlimited).
+pub fn set_note_width(width: usize) {
+    NOTE_WIDTH.store(width, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A run's message for a table's note column, cut to the note width.
+pub fn note(text: &str) -> String {
+    short(text, NOTE_WIDTH.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// `text` cut to `max` characters (with "..." when cut), for table cells.
 pub fn short(text: &str, max: usize) -> String {
     if text.chars().count() > max {

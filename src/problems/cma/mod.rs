@@ -29,7 +29,7 @@ pub mod moves;
 pub mod repro;
 pub mod sim;
 
-use crate::core::table::{fmt_ms, short, Table};
+use crate::core::table::{fmt_ms, note, Table};
 use crate::core::{
     CliHook, EvalReport, Family, InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord,
     SolveRow,
@@ -214,7 +214,7 @@ fn render_table(rows: &[SolveRow]) -> String {
             fmt_ms(m.as_ref().map(|m| m.max_delay)),
             share.unwrap_or_else(|| "-".into()),
             format!("{:.1}", r.time_ms),
-            short(r.message.as_deref().unwrap_or_default(), 70),
+            note(r.message.as_deref().unwrap_or_default()),
         ]);
     }
     t.render()

@@ -3,7 +3,7 @@
 
 use crate::cli::bench::{config, report, with_params, RunArgs};
 use crate::cli::split_list;
-use crate::core::{CliHook, HookPlace};
+use crate::core::{CliHook, Family, HookPlace};
 use crate::error::{Error, Result};
 use crate::problems::spd::repro::{self, SpdGrid};
 use clap::{Args, FromArgMatches};
@@ -27,10 +27,13 @@ pub fn hooks() -> Vec<CliHook> {
         },
         CliHook {
             place: HookPlace::Repro,
-            command: with_params(ReproSpdArgs::augment_args(
-                clap::Command::new("spd")
-                    .about("Seed 001 §IV (SPD): Tables VI/VII engines plus exact"),
-            )),
+            command: with_params(
+                ReproSpdArgs::augment_args(
+                    clap::Command::new("spd")
+                        .about("Seed 001 §IV (SPD): Tables VI/VII engines plus exact"),
+                ),
+                &crate::problems::spd::FAMILY.params(),
+            ),
             run: |m| {
                 let a = ReproSpdArgs::from_arg_matches(m).map_err(usage)?;
                 run_repro_spd(&a, m).map(|_| 0)

@@ -78,5 +78,5 @@ pub fn render(rows: &[SolveRow], before: impl Fn(&SolveRecord) -> Option<Before>
 
 /// The run's message, shortened for a table cell.
 pub fn note(r: &SolveRecord) -> String {
-    crate::core::table::short(r.message.as_deref().unwrap_or_default(), 70)
+    crate::core::table::note(r.message.as_deref().unwrap_or_default())
 }

@@ -1,0 +1,187 @@
+//! The command line's contract with a user (issues 15 and 16): one
+//! vocabulary across commands, clear refusals with exit 2, no panic on a
+//! closed pipe or a full disk, no silent overwrite, no false alarm.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn serverpick(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_serverpick"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+fn instance(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("instances")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn engine_and_engines_are_both_accepted_everywhere() {
+    let cs = instance("spd-fig1-cs.json");
+    for flag in ["--engine", "--engines"] {
+        let o = serverpick(&["solve", &cs, flag, "spdcs-h"]);
+        assert!(o.status.success(), "solve {flag}: {}", text(&o.stderr));
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("b");
+        let o = serverpick(&[
+            "bench",
+            &cs,
+            flag,
+            "spdcs-h",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "bench {flag}: {}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn a_problem_or_engine_of_another_family_is_refused_with_exit_2() {
+    let cma = instance("cma-small.json");
+    let o = serverpick(&["solve", &cma, "--problem", "spdvr"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("cannot be solved as 'spdvr'"));
+    let o = serverpick(&[
+        "solve",
+        &instance("spd-fig1-cs.json"),
+        "--engine",
+        "j-greedy",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no engine of --engine j-greedy solves a 'spd' instance"));
+    assert!(text(&o.stderr).contains("nothing was solved"));
+    let o = serverpick(&["solve", &cma, "--start", "spdcs-h"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--start does not apply"));
+}
+
+#[test]
+fn repro_help_lists_only_its_familys_parameters() {
+    let o = serverpick(&["repro", "cma", "--help"]);
+    assert!(o.status.success());
+    assert!(!text(&o.stdout).contains("kbest"), "{}", text(&o.stdout));
+    let o = serverpick(&["repro", "spd", "--help"]);
+    assert!(text(&o.stdout).contains("--kbest-max-subsets"));
+}
+
+fn solve_out(inst: &str, out: &Path) {
+    let o = serverpick(&[
+        "solve",
+        inst,
+        "--engine",
+        "spdcs-h",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn eval_refuses_a_solution_written_for_another_instance_and_speaks_json() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_out(&instance("spd-fig1-cs.json"), dir.path());
+    let sol = dir.path().join("spd-fig1-cs.spdcs-h.solution.json");
+    let sol = sol.to_str().unwrap();
+    let o = serverpick(&[
+        "eval",
+        &instance("planetlabdata_1-cs-20s-60c-f1-s11.json"),
+        sol,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(text(&o.stderr).contains("written for instance 'spd-fig1-cs'"));
+    let o = serverpick(&["eval", &instance("spd-fig1-cs.json"), sol, "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["feasible"], true);
+    assert_eq!(v["metrics"]["hosts"].as_f64(), v["objective"].as_f64());
+}
+
+#[test]
+fn two_files_with_one_instance_name_do_not_overwrite_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir_all(&inputs).unwrap();
+    let text_of = std::fs::read_to_string(instance("spd-fig1-cs.json")).unwrap();
+    for f in ["a.json", "b.json"] {
+        std::fs::write(inputs.join(f), &text_of).unwrap();
+    }
+    let out = dir.path().join("out");
+    solve_out(inputs.to_str().unwrap(), &out);
+    let files: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+}
+
+#[test]
+fn a_closed_pipe_is_quiet_and_a_full_disk_is_reported() {
+    let bin = env!("CARGO_BIN_EXE_serverpick");
+    let dir = instance("");
+    let o = Command::new("bash")
+        .args([
+            "-o",
+            "pipefail",
+            "-c",
+            &format!("'{bin}' solve '{dir}' --engine alg-m --json | head -c 1"),
+        ])
+        .output()
+        .unwrap();
+    assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    if Path::new("/dev/full").exists() {
+        let tmp = tempfile::tempdir().unwrap();
+        solve_out(&instance("spd-fig1-cs.json"), tmp.path());
+        let sol = tmp.path().join("spd-fig1-cs.spdcs-h.solution.json");
+        let o = Command::new("bash")
+            .args([
+                "-c",
+                &format!(
+                    "'{bin}' eval '{}' '{}' > /dev/full",
+                    instance("spd-fig1-cs.json"),
+                    sol.display()
+                ),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("cannot write the output"));
+        assert!(!text(&o.stderr).contains("panicked"));
+    }
+}
+
+/// Issue 15.1: exact-flow's optimum and j-sa's equal total differ in the
+/// last digits on a 30,000-client file; that is no contradiction.
+#[test]
+fn rounding_noise_between_exact_engines_is_no_false_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.json");
+    let g = serverpick(&[
+        "gen",
+        "cma",
+        "--scenario",
+        "static",
+        "--mirrors",
+        "10",
+        "--clients",
+        "30000",
+        "--seed",
+        "1",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(g.status.success(), "{}", text(&g.stderr));
+    let o = serverpick(&["solve", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(!text(&o.stderr).contains("BUG"));
+}
