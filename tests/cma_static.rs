@@ -93,6 +93,9 @@ proptest! {
             prop_assert!((total - bound).abs() <= 1e-7 * total.max(1.0), "{total} vs {bound}");
             let js = run_cma("j-sa", &inst, &SolveOptions::default());
             prop_assert!((js.objective.unwrap() - total).abs() <= 1e-7 * total.max(1.0));
+            // J-SA's optimality claim carries its certificate (issue 16).
+            prop_assert_eq!(js.status, Status::Optimal);
+            prop_assert!(js.bound.is_some() && js.gap.unwrap() < 1e-6, "{:?}", js.bound);
             let greedy = run_cma("j-greedy", &inst, &SolveOptions::default());
             prop_assert!(greedy.objective.unwrap() >= total - 1e-7 * total.max(1.0));
         } else {

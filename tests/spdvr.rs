@@ -90,6 +90,9 @@ proptest! {
         check_monotone(&exact, &inst);
         let (vc, ve) = (metric(&chains, "variation"), metric(&exact, "variation"));
         prop_assert!((vc - ve).abs() <= 1e-6 * vc.max(1.0), "chains {} exact {}", vc, ve);
+        // Chains' optimality claim carries its certificate (issue 16).
+        prop_assert_eq!(chains.status, Status::Optimal);
+        prop_assert!(chains.gap.is_some_and(|g| g < 1e-9), "{:?}", chains.bound);
     }
 }
 

@@ -15,7 +15,7 @@
 //! [`run_cma`] times the engine and has THE evaluator
 //! ([`crate::problems::cma::eval`]) score the solution through the shared
 //! record filler: objective = total delay; `exact-flow` carries its LP dual
-//! bound, `exact` the LP optimum.
+//! bound, `exact` the LP optimum, `j-sa` the LP dual bound of its potentials.
 
 use crate::core::{fill_record, FailureReason, Outcome, SolveOptions, SolveRecord, Status};
 use crate::error::{Error, Result};
@@ -97,10 +97,14 @@ impl CmaEngine for JSa {
         for i in 0..inst.clients() {
             join::j_sa(&mut g, i)?;
         }
+        // J-SA keeps the potentials of an optimal flow after every join: their
+        // LP dual bound is the certificate of its optimality claim.
+        let clients: Vec<usize> = (0..inst.clients()).collect();
+        let bound = exact_flow::dual_bound(inst, &clients, &g.prices());
         Ok(Outcome::claim(
             Status::Optimal,
             unwrap_all(&g.assignment())?,
-            None,
+            Some(bound),
         ))
     }
 }
