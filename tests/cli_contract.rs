@@ -185,3 +185,33 @@ fn rounding_noise_between_exact_engines_is_no_false_alarm() {
     assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
     assert!(!text(&o.stderr).contains("BUG"));
 }
+
+#[test]
+fn bench_merge_warns_of_missing_and_repeated_shards_and_keeps_existing_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let s0 = dir.path().join("s0");
+    let inst = instance("spd-fig1-cs.json");
+    let o = serverpick(&[
+        "bench",
+        &inst,
+        "--shard",
+        "0/2",
+        "-q",
+        "--out",
+        s0.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let merged = dir.path().join("m");
+    let (s, m) = (s0.to_str().unwrap(), merged.to_str().unwrap());
+    let o = serverpick(&["bench-merge", s, s, "--out", m]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("shard 0/2 is given twice"), "{err}");
+    assert!(err.contains("shard(s) 1/2 missing"), "{err}");
+    let o = serverpick(&["bench-merge", s, "--out", m]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "merging into a folder with results"
+    );
+}

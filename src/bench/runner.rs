@@ -28,6 +28,10 @@ pub const RESULTS_JSONL: &str = "results.jsonl";
 pub const RESULTS_CSV: &str = "results.csv";
 /// Markdown summary.
 pub const SUMMARY_MD: &str = "summary.md";
+/// What a sharded run's folder holds (`{"shard": "K/N"}`).
+pub const RUN_JSON: &str = "run.json";
+/// How often a running bench refreshes `results.csv` and `summary.md`.
+const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -115,6 +119,11 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
     std::fs::create_dir_all(&config.out).map_err(|e| Error::io(&config.out, e))?;
     let jsonl = config.out.join(RESULTS_JSONL);
     let previous = previous_rows(&jsonl, config.resume)?;
+    let mut loaded = loaded;
+    same_spelling(&mut loaded, &previous);
+    if let Some(s) = config.shard {
+        write_run_info(&config.out, s)?;
+    }
     let done: HashSet<(String, String, u32)> = previous.iter().map(BenchRow::key).collect();
     for l in &loaded {
         if let Some(why) = l.inst.unsolvable() {
@@ -128,7 +137,7 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
         .filter(|u| !done.contains(&(u.loaded.file.clone(), u.engine.clone(), u.repetition)))
         .collect();
     let skipped = total - todo.len();
-    let new_rows = execute(&pool, &todo, config, dispatch, &jsonl)?;
+    let new_rows = execute(&pool, &todo, config, dispatch, &previous, &known)?;
     let ran = new_rows.len();
     let mut rows = previous;
     rows.extend(new_rows);
@@ -146,6 +155,35 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
         skipped,
         conflicts,
     })
+}
+
+/// A path's key for `--resume`: canonical when the file exists, so `./inst`
+/// and `inst` are one file.
+fn canonical(file: &str) -> String {
+    std::fs::canonicalize(file)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| file.to_string())
+}
+
+/// Gives each loaded file the spelling its rows already have in `previous`
+/// (a resumed run may name the folder differently: `./inst`, an absolute
+/// path), so its finished units are recognised and its rows stay one group.
+fn same_spelling(loaded: &mut [Loaded], previous: &[BenchRow]) {
+    let spelled: std::collections::HashMap<String, String> = previous
+        .iter()
+        .map(|r| (canonical(&r.file), r.file.clone()))
+        .collect();
+    for l in loaded {
+        if let Some(f) = spelled.get(&canonical(&l.file)) {
+            l.file = f.clone();
+        }
+    }
+}
+
+/// `RUN_JSON` records which shard a folder holds, for `bench-merge`.
+fn write_run_info(out: &Path, shard: Shard) -> Result<()> {
+    let info = serde_json::json!({ "shard": shard.to_string() });
+    export::write_atomic(&out.join(RUN_JSON), format!("{info}\n").as_bytes())
 }
 
 fn check_engines(wanted: Option<&[String]>, known: &[String]) -> Result<()> {
@@ -232,28 +270,60 @@ fn execute(
     todo: &[Unit],
     config: &BenchConfig,
     dispatch: &dyn Dispatch,
-    jsonl: &Path,
+    previous: &[BenchRow],
+    known: &[String],
 ) -> Result<Vec<BenchRow>> {
     let pb = progress_bar(todo.len(), config.progress);
-    let sink = Mutex::new((JsonlAppender::open(jsonl)?, Vec::new(), None::<Error>));
+    let jsonl = config.out.join(RESULTS_JSONL);
+    let sink = Mutex::new(Sink {
+        appender: JsonlAppender::open(&jsonl)?,
+        rows: Vec::new(),
+        error: None,
+        last_snapshot: Instant::now(),
+    });
     pool.install(|| {
         todo.par_iter().for_each(|u| {
             let row = run_unit(u, &config.options, dispatch);
             let mut g = sink.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = g.0.append(&row) {
-                g.2.get_or_insert(e);
+            if let Err(e) = g.appender.append(&row) {
+                g.error.get_or_insert(e);
             }
             pb.set_message(format!("{} {}", row.engine, row.instance));
-            g.1.push(row);
+            g.rows.push(row);
             pb.inc(1);
+            if g.last_snapshot.elapsed() >= SNAPSHOT_EVERY {
+                g.last_snapshot = Instant::now();
+                if let Err(e) = snapshot(&config.out, previous, &g.rows, known) {
+                    g.error.get_or_insert(e);
+                }
+            }
         })
     });
     pb.finish_and_clear();
-    let (_, rows, err) = sink.into_inner().unwrap_or_else(|e| e.into_inner());
-    match err {
+    let g = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    match g.error {
         Some(e) => Err(e),
-        None => Ok(rows),
+        None => Ok(g.rows),
     }
+}
+
+struct Sink {
+    appender: JsonlAppender,
+    rows: Vec<BenchRow>,
+    error: Option<Error>,
+    last_snapshot: Instant,
+}
+
+/// `results.csv` and `summary.md` for the rows so far, so an interrupted run
+/// leaves them (the plots are drawn at the end).
+fn snapshot(out: &Path, previous: &[BenchRow], new: &[BenchRow], known: &[String]) -> Result<()> {
+    let mut rows: Vec<BenchRow> = previous.iter().chain(new).cloned().collect();
+    sort_rows(&mut rows, known);
+    let conflicts = annotate(&mut rows);
+    export::export(&CsvExporter, &rows, &out.join(RESULTS_CSV))?;
+    let note = "A snapshot of a run in progress.";
+    let md = summary::render_markdown(&rows, &conflicts, Some(note), known);
+    export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())
 }
 
 /// Runs one unit; a panic becomes an `error` row.
@@ -324,6 +394,53 @@ pub fn finish(
     Ok(conflicts)
 }
 
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Warns when the folders' shards (their `run.json`) do not cover `0..N`
+/// exactly once.
+fn check_shards(dirs: &[PathBuf]) {
+    let mut shards: Vec<Shard> = Vec::new();
+    for d in dirs {
+        let info = std::fs::read_to_string(d.join(RUN_JSON)).ok();
+        let shard = info
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("shard").and_then(|s| s.as_str()).map(str::to_string))
+            .and_then(|s| s.parse::<Shard>().ok());
+        match shard {
+            Some(s) if shards.contains(&s) => {
+                eprintln!(
+                    "bench-merge: warning: shard {s} is given twice ({})",
+                    d.display()
+                )
+            }
+            Some(s) => shards.push(s),
+            None => return, // an unsharded folder: nothing to check
+        }
+    }
+    let Some(count) = shards.first().map(|s| s.count) else {
+        return;
+    };
+    if shards.iter().any(|s| s.count != count) {
+        eprintln!("bench-merge: warning: the folders come from different shard counts");
+        return;
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|k| !shards.iter().any(|s| s.index == *k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "bench-merge: warning: shard(s) {} missing: the merged set is incomplete",
+            missing.join(", ")
+        );
+    }
+}
+
 /// `bench-merge`: combines the result sets of `dirs` (e.g. one per shard)
 /// into `out`, recomputing best known and gaps across all of them. A row
 /// whose (file, engine, repetition) appeared in an earlier folder is dropped.
@@ -331,6 +448,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
     if dirs.is_empty() {
         return Err(Error::Usage("bench-merge needs at least one folder".into()));
     }
+    let target = out.join(RESULTS_JSONL);
+    let out_is_input = dirs.iter().any(|d| same_dir(d, out));
+    if target.exists() && !out_is_input {
+        return Err(Error::Usage(format!(
+            "{} already holds results: merge into a new folder",
+            target.display()
+        )));
+    }
+    check_shards(dirs);
     let mut rows = Vec::new();
     let mut seen = HashSet::new();
     let mut dropped = 0usize;
@@ -342,7 +468,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
                 path.display()
             )));
         }
-        for r in export::read_jsonl(&path)?.rows {
+        let read = export::read_jsonl(&path)?;
+        if read.dropped_partial_line {
+            eprintln!(
+                "bench-merge: {}: dropped an incomplete last line (an interrupted write); \
+                 `bench --resume` in that folder re-runs its unit",
+                path.display()
+            );
+        }
+        for r in read.rows {
             if seen.insert(r.key()) {
                 rows.push(r);
             } else {
