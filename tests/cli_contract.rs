@@ -215,3 +215,33 @@ fn bench_merge_warns_of_missing_and_repeated_shards_and_keeps_existing_results()
         "merging into a folder with results"
     );
 }
+
+#[test]
+fn a_solution_file_is_an_spdvr_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let inst = instance("planetlabdata_1-cs-20s-60c-f1-s11.json");
+    solve_out(&inst, dir.path());
+    let start = dir
+        .path()
+        .join("planetlabdata_1-cs-20s-60c-f1-s11.spdcs-h.solution.json");
+    let by_file = serverpick(&[
+        "solve",
+        &inst,
+        "--start",
+        start.to_str().unwrap(),
+        "--engine",
+        "chains",
+        "--json",
+    ]);
+    assert!(by_file.status.success(), "{}", text(&by_file.stderr));
+    let by_engine = serverpick(&[
+        "solve", &inst, "--start", "spdcs-h", "--engine", "chains", "--json",
+    ]);
+    let a: serde_json::Value = serde_json::from_slice(&by_file.stdout).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&by_engine.stdout).unwrap();
+    assert_eq!(a["problem"], "spdvr");
+    assert_eq!(a["metrics"], b["metrics"]);
+    let o = serverpick(&["solve", &inst, "--start", "no-such-thing"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("neither a solution file nor an SPD engine"));
+}

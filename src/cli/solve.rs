@@ -26,8 +26,9 @@ pub struct SolveArgs {
     /// `spdvr` on an SPD file: variation reduction from a start).
     #[arg(long)]
     pub problem: Option<String>,
-    /// Start solution for problems that take one (SPDVR): an SPD engine's
-    /// name (e.g. `spdcs-h`, `exact`).
+    /// Start solution for problems that take one (SPDVR): a solution file
+    /// (e.g. written by `solve --out`) or an SPD engine's name (e.g.
+    /// `spdcs-h`, `exact`) to compute one.
     #[arg(long)]
     pub start: Option<String>,
     /// Wall-time limit per exact run, seconds (`none` for no limit).

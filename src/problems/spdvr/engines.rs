@@ -60,7 +60,9 @@ pub fn spdvr_engine(name: &str) -> Result<Box<dyn SpdvrEngine>> {
         })
 }
 
-/// The start of an SPDVR run: the instance's `start` when no engine is named,
+/// The start of an SPDVR run: the instance's `start` when none is named;
+/// else, when `start_engine` is an existing file, the solution in it (a
+/// `solve --out` solution file or a bare `{"root": .., "assign": [..]}`);
 /// else the solution of the named SPD engine (e.g. `spdcs-h`, `spdp2p-h`,
 /// `exact`). Errors when neither is available or the engine finds nothing.
 pub fn start_for(
@@ -76,7 +78,13 @@ pub fn start_for(
             ))
         });
     };
-    let engine = spd_engine(name)?;
+    let path = std::path::Path::new(name);
+    if path.is_file() {
+        return crate::io::solution_file::read_solution::<SpdSolution>(path);
+    }
+    let engine = spd_engine(name).map_err(|e| {
+        Error::Usage(format!("--start {name}: neither a solution file nor an SPD engine ({e})"))
+    })?;
     let record = run_spd(engine.as_ref(), inst, opts);
     let feasible = matches!(
         record.status,
