@@ -6,6 +6,8 @@ use crate::bench::row::BenchRow;
 use crate::bench::summary::median;
 use crate::error::{Error, Result};
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +30,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Drawing style.
     pub style: Style,
+    /// How many runs each point aggregates (aligned with `points`; empty
+    /// when a point is one run); [`series_table`] prints them.
+    pub counts: Vec<usize>,
 }
 
 /// Titles and axes of a chart.
@@ -142,6 +147,10 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
+/// Width of the legend panel right of the plot area (the legend never
+/// covers data).
+const LEGEND_WIDTH: u32 = 230;
+
 fn draw_on<X, Y>(path: &Path, spec: &ChartSpec, series: &[Series], x: X, y: Y) -> Result<()>
 where
     X: AsRangedCoord<Value = f64>,
@@ -149,9 +158,10 @@ where
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
+    let root = SVGBackend::new(path, (960 + LEGEND_WIDTH, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_err)?;
-    let mut chart = ChartBuilder::on(&root)
+    let (plot_area, legend_area) = root.split_horizontally(960);
+    let mut chart = ChartBuilder::on(&plot_area)
         .caption(&spec.title, ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(52)
@@ -174,39 +184,120 @@ where
         let mut pts = s.points.clone();
         if s.style == Style::Line {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(plot_err)?;
+            draw_line(&mut chart, i, pts.clone(), color)?;
         }
         let fill = color.mix(if s.style == Style::Points { 0.55 } else { 1.0 });
-        chart
-            .draw_series(pts.iter().map(|&p| marker(i, p, fill.filled())))
-            .map_err(plot_err)?
-            .label(&s.label)
-            .legend(move |p| marker(i, p, color.filled()));
+        for p in &pts {
+            draw_marker(&plot_area, i, chart.backend_coord(p), fill)?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(plot_err)?;
+    draw_legend(&legend_area, series)?;
     root.present().map_err(plot_err)
 }
 
-/// Marker shape by series index (shape as well as colour tells series apart).
-fn marker<DB: DrawingBackend, C: Clone + 'static>(
+/// Dash pattern by series index (`(dash, gap)` in pixels; `None` = solid), so
+/// lines stay apart in greyscale.
+fn dash(i: usize) -> Option<(u32, u32)> {
+    [None, Some((10, 5)), Some((3, 4)), Some((16, 6))][(i / COLORS.len() + i) % 4]
+}
+
+fn draw_line<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'_, DB, CT>,
     i: usize,
-    p: C,
-    style: ShapeStyle,
-) -> DynElement<'static, DB, C> {
-    match i % 3 {
-        0 => Circle::new(p, 4, style).into_dyn(),
-        1 => TriangleMarker::new(p, 5, style).into_dyn(),
-        _ => Cross::new(p, 4, style.stroke_width(2)).into_dyn(),
+    pts: Vec<(f64, f64)>,
+    color: RGBColor,
+) -> Result<()> {
+    let style = color.stroke_width(2);
+    match dash(i) {
+        None => chart.draw_series(LineSeries::new(pts, style)).map(|_| ()),
+        Some((d, g)) => chart
+            .draw_series(DashedLineSeries::new(pts, d, g, style))
+            .map(|_| ()),
     }
+    .map_err(plot_err)
+}
+
+/// The legend, one row per series (its marker, its line pattern, its label;
+/// series with identical points are named together), in its own panel.
+fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Series]) -> Result<()> {
+    let font = ("sans-serif", 15).into_font();
+    for (i, s) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let y = 70 + 26 * i as i32;
+        let line: Vec<(i32, i32)> = vec![(8, y), (40, y)];
+        if s.style == Style::Line {
+            let style = color.stroke_width(2);
+            match dash(i) {
+                None => area.draw(&PathElement::new(line, style)),
+                Some((d, g)) => area.draw(&DashedPathElement::new(line, d, g, style)),
+            }
+            .map_err(plot_err)?;
+        }
+        draw_marker(area, i, (24, y), color.into())?;
+        let same: Vec<String> = series
+            .iter()
+            .filter(|o| o.label != s.label)
+            .filter_map(|o| coincide(s, o))
+            .collect();
+        let label = if same.is_empty() {
+            s.label.clone()
+        } else {
+            format!("{} ({})", s.label, same.join("; "))
+        };
+        area.draw(&Text::new(label, (48, y - 8), font.clone()))
+            .map_err(plot_err)?;
+    }
+    Ok(())
+}
+
+/// How `a` hides under `b`: `= b` when every point of `a` is one of `b`'s,
+/// `= b at k of n` when at least half are; `None` otherwise.
+fn coincide(a: &Series, b: &Series) -> Option<String> {
+    let n = a.points.len();
+    let k = a
+        .points
+        .iter()
+        .filter(|p| {
+            b.points
+                .iter()
+                .any(|q| q.0 == p.0 && (q.1 - p.1).abs() <= 1e-9)
+        })
+        .count();
+    if n == 0 || 2 * k < n.max(2) {
+        None
+    } else if k == n {
+        Some(format!("= {}", b.label))
+    } else {
+        Some(format!("= {} at {k} of {n}", b.label))
+    }
+}
+
+/// Draws series `i`'s marker at pixel `at`: eight shapes (filled and hollow
+/// circle, square and triangle, an upright and a diagonal cross), so shape
+/// as well as colour and dash tells series apart.
+fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    i: usize,
+    at: (i32, i32),
+    color: RGBAColor,
+) -> Result<()> {
+    let (x, y) = at;
+    let filled = color.filled();
+    let hollow = color.stroke_width(2);
+    let square = [(x - 4, y - 4), (x + 4, y + 4)];
+    let r = match i % 8 {
+        0 => area.draw(&Circle::new(at, 4, filled)),
+        1 => area.draw(&TriangleMarker::new(at, 5, filled)),
+        2 => area.draw(&Rectangle::new(square, filled)),
+        3 => area.draw(&Cross::new(at, 4, hollow)),
+        4 => area.draw(&Circle::new(at, 4, hollow)),
+        5 => area.draw(&Rectangle::new(square, hollow)),
+        6 => area.draw(&TriangleMarker::new(at, 5, hollow)),
+        _ => area
+            .draw(&PathElement::new(vec![(x - 5, y), (x + 5, y)], hollow))
+            .and_then(|_| area.draw(&PathElement::new(vec![(x, y - 5), (x, y + 5)], hollow))),
+    };
+    r.map_err(plot_err)
 }
 
 /// Rows grouped by problem, then engine (in `order`, then first appearance).
@@ -247,6 +338,7 @@ pub fn write_bench_plots(
                     .filter_map(|r| r.gap.map(|g| (r.time_ms.max(1e-3), 100.0 * g)))
                     .collect(),
                 style: Style::Points,
+                counts: Vec::new(),
             })
             .collect();
         let path = dir.join(format!("gap-vs-time-{problem}.svg"));
@@ -301,6 +393,7 @@ fn size_series(engines: &[(&str, Vec<&BenchRow>)]) -> Vec<Series> {
                     .filter_map(|(s, t)| median(&t).map(|m| (f64::from_bits(s), m)))
                     .collect(),
                 style: Style::Line,
+                counts: Vec::new(),
             }
         })
         .collect()
@@ -308,7 +401,8 @@ fn size_series(engines: &[(&str, Vec<&BenchRow>)]) -> Vec<Series> {
 
 /// Appends a Markdown table with one row per series and one column per
 /// distinct x (ascending): the numbers behind a chart. `corner` heads the
-/// label column; `x_label` names each x column; missing points show `–`.
+/// label column; `x_label` names each x column; missing points show `–`;
+/// a point that aggregates runs shows how many (`n=`).
 pub fn series_table(
     md: &mut String,
     corner: &str,
@@ -329,10 +423,12 @@ pub fn series_table(
         let cells: Vec<String> = xs
             .iter()
             .map(|x| {
-                s.points
-                    .iter()
-                    .find(|p| p.0 == *x)
-                    .map_or_else(|| "–".into(), |p| format!("{:.3}", p.1))
+                let at = s.points.iter().position(|p| p.0 == *x);
+                match (at, at.and_then(|k| s.counts.get(k))) {
+                    (None, _) => "–".into(),
+                    (Some(k), Some(n)) => format!("{:.3} (n={n})", s.points[k].1),
+                    (Some(k), None) => format!("{:.3}", s.points[k].1),
+                }
             })
             .collect();
         let _ = writeln!(md, "| {} | {} |", s.label, cells.join(" | "));

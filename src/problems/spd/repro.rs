@@ -181,6 +181,11 @@ fn to_series(g: &Grouped, agg: Agg) -> Vec<Series> {
                 .iter()
                 .filter_map(|(x, ys)| agg(ys).map(|y| (f64::from_bits(*x), y)))
                 .collect(),
+            counts: per
+                .values()
+                .filter(|ys| agg(ys).is_some())
+                .map(Vec::len)
+                .collect(),
             style: Style::Line,
         })
         .collect();
@@ -295,6 +300,3 @@ fn table(md: &mut String, title: &str, x_desc: &str, series: &[Series]) {
         series,
     );
 }
-
-/// Seed 002 §4 Figs. 4–8 (CMA): see [`crate::problems::cma::repro`].
-pub use crate::problems::cma::repro::repro_cma;

@@ -111,6 +111,7 @@ fn line(label: &str, points: Vec<(f64, f64)>) -> Series {
         label: label.to_string(),
         points,
         style: Style::Line,
+        counts: Vec::new(),
     }
 }
 
@@ -274,6 +275,7 @@ fn runtime_figure(
                 .zip(ms.iter().copied())
                 .collect(),
             style: Style::Points,
+            counts: Vec::new(),
         });
     }
     let what = match scenario {
