@@ -86,3 +86,59 @@ fn huge_capacities_do_not_wrap_around() {
     ]);
     assert!(s.status.success(), "{}", text(&s.stderr));
 }
+
+// ---- item 3: delay limit ----
+
+const SPD_LINKS: &str = r#"{"problem":"spd","version":1,"model":"cs","bound":100,"servers":2,"links":[[0,1,LINK]],"access":[[ACC,5],[7,1]]}"#;
+const SPD_MATRIX: &str = r#"{"problem":"spd","version":1,"model":"p2p","bound":100,"servers":2,"server_latency":[[0,LINK],[LINK,0]],"access":[[ACC,5],[7,1]]}"#;
+
+fn spd(template: &str, link: &str, acc: &str) -> String {
+    template.replace("LINK", link).replace("ACC", acc)
+}
+
+#[test]
+fn spd_delays_above_the_limit_are_refused_with_their_location() {
+    let dir = tempfile::tempdir().unwrap();
+    // At the limit: accepted.
+    for t in [SPD_LINKS, SPD_MATRIX] {
+        let p = write(dir.path(), "ok.json", &spd(t, "1e9", "1e9"));
+        let (o, _) = solve_json(&p, "exact");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    let cases = [
+        (spd(SPD_LINKS, "2", "1e10"), "access[0][0]"),
+        (spd(SPD_LINKS, "4e13", "3"), "links[0][2]"),
+        (spd(SPD_MATRIX, "1000000001", "3"), "server_latency[0][1]"),
+    ];
+    for (i, (body, field)) in cases.iter().enumerate() {
+        let name = format!("big-{i}.json");
+        let p = write(dir.path(), &name, body);
+        expect_user_error(
+            &["solve", p.to_str().unwrap(), "--engine", "exact"],
+            &[&name, field, "limit"],
+        );
+    }
+    // In a CSV too.
+    write(dir.path(), "acc.csv", "3,5\n7,20000000000\n");
+    let body = spd(SPD_LINKS, "2", "3").replace("[[3,5],[7,1]]", r#"{"csv":"acc.csv"}"#);
+    let p = write(dir.path(), "csv.json", &body);
+    expect_user_error(
+        &["solve", p.to_str().unwrap(), "--engine", "exact"],
+        &["acc.csv", "row 1 column 1", "limit"],
+    );
+}
+
+#[test]
+fn cma_delays_above_the_limit_are_refused_with_their_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let body =
+        r#"{"problem":"cma","version":1,"mirrors":2,"capacity":[2,2],"delay":[[1,5],[D,3],[4,1]]}"#;
+    let p = write(dir.path(), "ok.json", &body.replace('D', "1e9"));
+    let (o, _) = solve_json(&p, "exact-flow");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let p = write(dir.path(), "big.json", &body.replace('D', "1e10"));
+    expect_user_error(
+        &["solve", p.to_str().unwrap(), "--engine", "exact-flow,j-sa"],
+        &["big.json", "delay[1][0]", "limit"],
+    );
+}

@@ -12,7 +12,8 @@
 //!   (`{"bandwidth": [..], "cpu": [..], "b": .., "ls": .., "lc": ..}`);
 //! - `delay`: one row per client, one value per mirror (inline or
 //!   `{"csv": path}`); every value present (no `null`: every client reaches
-//!   every mirror);
+//!   every mirror); each delay at most [`crate::io::matrix::MAX_LATENCY_MS`]
+//!   (1e9 ms, about 11.6 days; see `io::matrix`);
 //! - `events` (optional): each `{"join": row}` or `{"leave": row}`; a join of
 //!   a present client, a leave of an absent one, or more present clients than
 //!   the total capacity is an error naming the event;

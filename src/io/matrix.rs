@@ -1,6 +1,19 @@
 //! Matrix fields: inline JSON arrays of rows, or `{"csv": "relative/path.csv"}`
 //! (formats.md "Large matrices": headerless CSV, empty cell = null, path
 //! relative to the JSON file).
+//!
+//! # Delay limit
+//!
+//! Every latency read from an instance (SPD `access`, `links` and
+//! `server_latency`, CMA `delay`, inline or CSV) must be finite, `>= 0` and at
+//! most [`MAX_LATENCY_MS`] = `1e9` ms (about 11.6 days). Real network delays
+//! are below a minute, so nothing measured is refused, while the limit keeps
+//! sums exact enough for the engines: a total over a million clients stays
+//! below `1e15 < 2^53`, so integer-millisecond sums are exact in `f64` and the
+//! engines' relative tolerances (`1e-9 ·` the largest delay) stay far above
+//! the rounding error. Above about `1e10` ms j-sa, and above about `4e13` ms
+//! exact-flow, were seen to return wrong optima. A larger value is an input
+//! error naming the file, the field and the index.
 
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -74,16 +87,28 @@ fn read_row(row: &Value, field: &str, file: &str) -> Result<Vec<Option<f64>>> {
         .collect()
 }
 
-/// A latency must be finite and `>= 0`.
+/// The largest latency an instance may hold, in ms (1e9 ms, about 11.6
+/// days; see the module doc).
+pub const MAX_LATENCY_MS: f64 = 1e9;
+
+/// A latency must be finite, `>= 0` and at most [`MAX_LATENCY_MS`].
 pub fn check_latency(v: f64, field: &str, file: &str) -> Result<f64> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
+    if !(v.is_finite() && v >= 0.0) {
         Err(Error::input(
             file,
             field,
             format!("{v} is not a finite latency >= 0"),
         ))
+    } else if v > MAX_LATENCY_MS {
+        Err(Error::input(
+            file,
+            field,
+            format!(
+                "{v} ms is above the delay limit of {MAX_LATENCY_MS:e} ms (about 11.6 days): such values lose precision in the engines' sums"
+            ),
+        ))
+    } else {
+        Ok(v)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Reading and writing SPD/SPDVR instance files (formats.md "SPD / SPDVR
 //! instance"). Unknown fields are rejected; every error names the file, the
-//! field and the index.
+//! field and the index. Latencies (`access`, `links`, `server_latency`) are at
+//! most [`crate::io::matrix::MAX_LATENCY_MS`] (1e9 ms, see `io::matrix`).
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
@@ -121,7 +122,14 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         }
     }
     let bound = match (raw.bound, raw.bound_factor) {
-        (Some(mu), None) => BoundSpec::Absolute(check_latency(mu, "bound", file)?),
+        (Some(mu), None) if mu.is_finite() && mu >= 0.0 => BoundSpec::Absolute(mu),
+        (Some(mu), None) => {
+            return Err(Error::input(
+                file,
+                "bound",
+                format!("{mu} is not a finite latency >= 0"),
+            ))
+        }
         (None, Some(f)) if f.is_finite() && f > 0.0 => BoundSpec::Factor(f),
         (None, Some(f)) => {
             return Err(Error::input(
