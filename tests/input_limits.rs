@@ -142,3 +142,56 @@ fn cma_delays_above_the_limit_are_refused_with_their_location() {
         &["big.json", "delay[1][0]", "limit"],
     );
 }
+
+// ---- item 4: declared sizes ----
+
+#[test]
+fn declared_sizes_are_checked_against_the_data_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, count) in ["4611686018427387904", "100000"].iter().enumerate() {
+        let name = format!("spd-{i}.json");
+        let body = format!(
+            r#"{{"problem":"spd","version":1,"model":"cs","bound":100,"servers":{count},"links":[],"access":[[1]]}}"#
+        );
+        let p = write(dir.path(), &name, &body);
+        expect_user_error(
+            &["solve", p.to_str().unwrap(), "--engine", "spdcs-h"],
+            &[&name, "access[0]", &format!("expected {count}")],
+        );
+        let name = format!("cma-{i}.json");
+        let body = format!(
+            r#"{{"problem":"cma","version":1,"mirrors":{count},"capacity":[1],"delay":[[1]]}}"#
+        );
+        let p = write(dir.path(), &name, &body);
+        expect_user_error(
+            &["solve", p.to_str().unwrap(), "--engine", "greedy"],
+            &[&name, "delay[0]", &format!("expected {count}")],
+        );
+    }
+    // Consistent data above the documented limits.
+    let n = 10_001;
+    let row = vec!["1"; n].join(",");
+    let p = write(
+        dir.path(),
+        "many-servers.json",
+        &format!(
+            r#"{{"problem":"spd","version":1,"model":"cs","bound":100,"servers":{n},"links":[],"access":[[{row}]]}}"#
+        ),
+    );
+    expect_user_error(
+        &["solve", p.to_str().unwrap(), "--engine", "spdcs-h"],
+        &["many-servers.json", "servers", "limit of 10000"],
+    );
+    let cap = vec!["1"; n].join(",");
+    let p = write(
+        dir.path(),
+        "many-mirrors.json",
+        &format!(
+            r#"{{"problem":"cma","version":1,"mirrors":{n},"capacity":[{cap}],"delay":[[{row}]]}}"#
+        ),
+    );
+    expect_user_error(
+        &["solve", p.to_str().unwrap(), "--engine", "greedy"],
+        &["many-mirrors.json", "mirrors", "limit of 10000"],
+    );
+}

@@ -25,7 +25,7 @@
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::matrix::{read_matrix, write_csv, MatrixSource};
-use crate::model::cma::{CmaEvent, CmaInstance, CmaResources};
+use crate::model::cma::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -133,15 +133,24 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
             "at least one client row is needed",
         ));
     }
+    // The declared mirror count is checked against the data before the
+    // n × k matrix is allocated.
+    if let Some((i, row)) = matrix.iter().enumerate().find(|(_, r)| r.len() != k) {
+        return Err(Error::input(
+            file,
+            format!("delay[{i}]"),
+            format!("has {} values, expected {k} (one per mirror)", row.len()),
+        ));
+    }
+    if k > MAX_MIRRORS {
+        return Err(Error::input(
+            file,
+            "mirrors",
+            format!("{k} mirrors are more than the limit of {MAX_MIRRORS} (the engines keep k × k tables)"),
+        ));
+    }
     let mut flat = Vec::with_capacity(n * k);
     for (i, row) in matrix.iter().enumerate() {
-        if row.len() != k {
-            return Err(Error::input(
-                file,
-                format!("delay[{i}]"),
-                format!("has {} values, expected {k} (one per mirror)", row.len()),
-            ));
-        }
         for (j, cell) in row.iter().enumerate() {
             match cell {
                 Some(d) => flat.push(*d),

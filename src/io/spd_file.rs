@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::matrix::{check_latency, read_matrix, Matrix, MatrixSource};
-use crate::model::network::ServerNetwork;
+use crate::model::network::{ServerNetwork, MAX_SERVERS};
 use crate::model::spd::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -91,6 +91,17 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         base_dir: base,
     };
     let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
+    // The declared server count is checked against the data (one access value
+    // per server) before anything of size n² is allocated.
+    let access = read_matrix(&raw.access, "access", &src)?;
+    check_access(&access, n, file)?;
+    if n > MAX_SERVERS {
+        return Err(Error::input(
+            file,
+            "servers",
+            format!("{n} servers are more than the limit of {MAX_SERVERS} (the network keeps n × n tables)"),
+        ));
+    }
     let network = match (&raw.links, &raw.server_latency) {
         (Some(links), None) => ServerNetwork::new(n, &read_links(links, n, file)?),
         (None, Some(m)) => {
@@ -106,8 +117,6 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
             ))
         }
     };
-    let access = read_matrix(&raw.access, "access", &src)?;
-    check_access(&access, n, file)?;
     if let Some(names) = &raw.clients {
         if names.len() != access.len() {
             return Err(Error::input(

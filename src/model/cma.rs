@@ -14,6 +14,11 @@
 
 use crate::error::{Error, Result};
 
+/// The most mirrors an instance may have: the move graph keeps `k × k`
+/// tables (800 MB of `f64` at this limit). Readers and generators refuse
+/// larger counts.
+pub const MAX_MIRRORS: usize = 10_000;
+
 /// A join or a leave of one client row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmaEvent {
