@@ -195,3 +195,122 @@ fn declared_sizes_are_checked_against_the_data_before_allocating() {
         &["many-mirrors.json", "mirrors", "limit of 10000"],
     );
 }
+
+// ---- item 5: CSV reads ----
+
+/// A CMA instance whose delay matrix (3 rows × 2 mirrors) is `{"csv": rel}`.
+fn cma_csv(rel: &str) -> String {
+    format!(
+        r#"{{"problem":"cma","version":1,"mirrors":2,"capacity":[2,2],"delay":{{"csv":{}}}}}"#,
+        serde_json::Value::from(rel)
+    )
+}
+
+fn solve_cma(path: &Path, allow_any: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_serverpick"));
+    cmd.args(["solve", path.to_str().unwrap(), "--engine", "greedy"]);
+    if allow_any {
+        cmd.env("SERVERPICK_ALLOW_ANY_PATH", "1");
+    } else {
+        cmd.env_remove("SERVERPICK_ALLOW_ANY_PATH");
+    }
+    cmd.output().expect("the binary runs")
+}
+
+fn assert_user_error(o: &Output, needles: &[&str]) -> String {
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}{}", text(&o.stdout));
+    for n in needles {
+        assert!(err.contains(n), "'{n}' missing from: {err}");
+    }
+    err
+}
+
+#[test]
+fn csv_paths_follow_the_folder_policy_unless_opted_out() {
+    let root = tempfile::tempdir().unwrap();
+    let inst = root.path().join("inst");
+    std::fs::create_dir(&inst).unwrap();
+    std::fs::create_dir(inst.join("data")).unwrap();
+    write(&inst, "data/d.csv", "1,5\n2,3\n4,1\n");
+    // Inside the folder (a sub-folder too): read.
+    let p = write(&inst, "in.json", &cma_csv("data/d.csv"));
+    let o = solve_cma(&p, false);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Outside: refused without echoing the outside file's contents.
+    write(root.path(), "secret.csv", "secret-token,1\n2,3\n4,1\n");
+    let abs = root.path().join("secret.csv");
+    for (name, rel) in [
+        ("dotdot.json", "../secret.csv".to_string()),
+        ("abs.json", abs.to_str().unwrap().to_string()),
+        ("dev.json", "/dev/zero".to_string()),
+    ] {
+        let p = write(&inst, name, &cma_csv(&rel));
+        let err = assert_user_error(
+            &solve_cma(&p, false),
+            &[name, "delay", "SERVERPICK_ALLOW_ANY_PATH"],
+        );
+        assert!(!err.contains("secret-token"), "{err}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&abs, inst.join("link.csv")).unwrap();
+        let p = write(&inst, "link.json", &cma_csv("link.csv"));
+        let err = assert_user_error(&solve_cma(&p, false), &["link.json", "outside"]);
+        assert!(!err.contains("secret-token"), "{err}");
+    }
+    // With the opt-in the outside file is read (and its bad cell reported).
+    let p = write(&inst, "dotdot.json", &cma_csv("../secret.csv"));
+    assert_user_error(&solve_cma(&p, true), &["secret.csv", "row 0 column 0"]);
+    write(root.path(), "good.csv", "1,5\n2,3\n4,1\n");
+    let p = write(&inst, "good.json", &cma_csv("../good.csv"));
+    let o = solve_cma(&p, true);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn csv_matrices_must_be_bounded_regular_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // /dev/zero, even with the opt-in: not a regular file (no unbounded read).
+    let p = write(dir.path(), "zero.json", &cma_csv("/dev/zero"));
+    assert_user_error(
+        &solve_cma(&p, true),
+        &["zero.json", "delay", "not a regular file"],
+    );
+    // A directory.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let p = write(dir.path(), "dir.json", &cma_csv("sub"));
+    let err = assert_user_error(
+        &solve_cma(&p, false),
+        &["dir.json", "delay", "not a regular file"],
+    );
+    assert!(!err.contains("Is a directory"), "{err}");
+    // A FIFO would block forever when opened.
+    #[cfg(unix)]
+    {
+        let made = Command::new("mkfifo")
+            .arg(dir.path().join("pipe.csv"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let p = write(dir.path(), "fifo.json", &cma_csv("pipe.csv"));
+        assert_user_error(&solve_cma(&p, false), &["fifo.json", "not a regular file"]);
+    }
+    // Larger than the declared shape allows: a 2 × 2 server matrix padded
+    // far beyond 2 · (2 · 32 + 2) + 4096 bytes.
+    let pad = " ".repeat(10_000);
+    write(dir.path(), "lat.csv", &format!("0,1{pad}\n1,0\n"));
+    let p = write(
+        dir.path(),
+        "big.json",
+        r#"{"problem":"spd","version":1,"model":"p2p","bound":100,"servers":2,"server_latency":{"csv":"lat.csv"},"access":[[1,2]]}"#,
+    );
+    expect_user_error(
+        &["solve", p.to_str().unwrap(), "--engine", "exact"],
+        &["big.json", "server_latency", "lat.csv", "bytes"],
+    );
+    // The same matrix without padding is read.
+    write(dir.path(), "lat.csv", "0,1\n1,0\n");
+    let (o, _) = solve_json(&p, "exact");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}

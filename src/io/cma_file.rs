@@ -24,7 +24,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
-use crate::io::matrix::{read_matrix, write_csv, MatrixSource};
+use crate::io::matrix::{read_matrix_shaped, write_csv, MatrixSource};
 use crate::model::cma::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -124,7 +124,7 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
         file,
         base_dir: base,
     };
-    let matrix = read_matrix(&raw.delay, "delay", &src)?;
+    let matrix = read_matrix_shaped(&raw.delay, "delay", &src, None, k)?;
     let n = matrix.len();
     if n == 0 {
         return Err(Error::input(

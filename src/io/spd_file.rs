@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
-use crate::io::matrix::{check_latency, read_matrix, Matrix, MatrixSource};
+use crate::io::matrix::{check_latency, read_matrix_shaped, Matrix, MatrixSource};
 use crate::model::network::{ServerNetwork, MAX_SERVERS};
 use crate::model::spd::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
 use serde::{Deserialize, Serialize};
@@ -93,7 +93,7 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
     let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
     // The declared server count is checked against the data (one access value
     // per server) before anything of size n² is allocated.
-    let access = read_matrix(&raw.access, "access", &src)?;
+    let access = read_matrix_shaped(&raw.access, "access", &src, None, n)?;
     check_access(&access, n, file)?;
     if n > MAX_SERVERS {
         return Err(Error::input(
@@ -105,7 +105,7 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
     let network = match (&raw.links, &raw.server_latency) {
         (Some(links), None) => ServerNetwork::new(n, &read_links(links, n, file)?),
         (None, Some(m)) => {
-            let matrix = read_matrix(m, "server_latency", &src)?;
+            let matrix = read_matrix_shaped(m, "server_latency", &src, Some(n), n)?;
             check_server_matrix(&matrix, n, file)?;
             ServerNetwork::from_matrix(&matrix)
         }
