@@ -314,3 +314,60 @@ fn csv_matrices_must_be_bounded_regular_files() {
     let (o, _) = solve_json(&p, "exact");
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
+
+// ---- item 8: generator parameters ----
+
+#[test]
+fn generator_parameters_are_validated_with_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.json");
+    let out = out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--clients", "100000000000"], "--clients"),
+        (&["--clients", "0"], "--clients"),
+        (&["--mirrors", "0"], "--mirrors"),
+        (&["--mirrors", "20000"], "--mirrors"),
+        (&["--clients", "2000000", "--mirrors", "100"], "delays"),
+        (&["--scenario", "static", "--slack", "NaN"], "--slack"),
+        (&["--scenario", "static", "--slack=-0.5"], "--slack"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = vec!["gen", "cma", "--out", out];
+        args.extend_from_slice(extra);
+        expect_user_error(&args, &[needle]);
+        assert!(!Path::new(out).exists(), "{extra:?} wrote a file");
+    }
+    let spd_out = dir.path().join("spd");
+    let spd_out = spd_out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--servers", "100000"], "--servers"),
+        (&["--servers", "0"], "--servers"),
+        (&["--clients", "0"], "--clients"),
+        (&["--clients", "1000000"], "--clients"),
+        (&["--factor", "NaN"], "--factor"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = vec!["gen", "spd", "--out", spd_out];
+        args.extend_from_slice(extra);
+        expect_user_error(&args, &[needle]);
+    }
+    // A small static instance with slack is generated and solvable.
+    let g = serverpick(&[
+        "gen",
+        "cma",
+        "--scenario",
+        "static",
+        "--clients",
+        "7",
+        "--mirrors",
+        "2",
+        "--slack",
+        "0.5",
+        "--out",
+        out,
+    ]);
+    assert!(g.status.success(), "{}", text(&g.stderr));
+    let (o, records) = solve_json(Path::new(out), "greedy");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(records[0]["status"], "feasible", "{}", records[0]);
+}
