@@ -371,3 +371,105 @@ fn generator_parameters_are_validated_with_usage_errors() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(records[0]["status"], "feasible", "{}", records[0]);
 }
+
+// ---- item 9: serde errors name file, field and index ----
+
+const SPD_START: &str = r#"{"problem":"PROBLEM","version":1,"name":"myname","model":"cs","bound":BOUND,"servers":2,"links":[[0,1,3]],"access":[[1,20],[20,1]],"start":{"root":0,"assign":ASSIGN}}"#;
+
+fn spd_start(problem: &str, bound: &str, assign: &str) -> String {
+    SPD_START
+        .replace("PROBLEM", problem)
+        .replace("BOUND", bound)
+        .replace("ASSIGN", assign)
+}
+
+#[test]
+fn type_errors_name_the_file_field_and_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "neg.json", &spd_start("spd", "100", "[0, -1]"));
+    let err = expect_user_error(
+        &["solve", p.to_str().unwrap()],
+        &["neg.json: start.assign[1]: ", "-1"],
+    );
+    assert!(!err.contains("line 1 column"), "{err}");
+    let p = write(
+        dir.path(),
+        "res.json",
+        r#"{"problem":"cma","version":1,"mirrors":2,"resources":{"bandwidth":[1,"x"],"cpu":[1,1],"b":1,"ls":0,"lc":1},"delay":[[1,2]]}"#,
+    );
+    expect_user_error(
+        &["solve", p.to_str().unwrap()],
+        &["res.json: resources.bandwidth[1]: "],
+    );
+    let p = write(
+        dir.path(),
+        "ver.json",
+        r#"{"problem":"cma","version":"1","mirrors":1,"capacity":[1],"delay":[[1]]}"#,
+    );
+    expect_user_error(&["solve", p.to_str().unwrap()], &["ver.json: version: "]);
+    // A solution file's type error is located too.
+    let inst = write(dir.path(), "ok.json", &spd_start("spd", "100", "[0, 1]"));
+    let sol = write(dir.path(), "sol.json", r#"{"root": 0, "assign": [0, "x"]}"#);
+    expect_user_error(
+        &["eval", inst.to_str().unwrap(), sol.to_str().unwrap()],
+        &["sol.json: assign[1]: "],
+    );
+}
+
+#[test]
+fn spdvr_start_errors_name_the_file_not_the_instance_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "vr.json", &spd_start("spdvr", "1", "[1, 0]"));
+    let err = expect_user_error(&["solve", p.to_str().unwrap()], &["vr.json: start: "]);
+    assert!(!err.contains("myname:"), "{err}");
+}
+
+// ---- item 10: duplicate keys at every level ----
+
+#[test]
+fn duplicate_keys_are_rejected_at_every_nesting_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "ev.json",
+            r#"{"problem":"cma","version":1,"mirrors":2,"capacity":[2,2],"delay":[[1,5],[2,3]],"events":[{"join":0},{"join":0,"join":1}]}"#,
+            "events[1]",
+        ),
+        (
+            "res.json",
+            r#"{"problem":"cma","version":1,"mirrors":1,"resources":{"bandwidth":[1],"cpu":[1],"b":1,"b":2,"ls":0,"lc":1},"delay":[[1]]}"#,
+            "resources",
+        ),
+        (
+            "start.json",
+            r#"{"problem":"spd","version":1,"model":"cs","bound":100,"servers":2,"links":[[0,1,3]],"access":[[1,2]],"start":{"root":0,"root":1,"assign":[0]}}"#,
+            "start",
+        ),
+        (
+            "top.json",
+            r#"{"problem":"cma","version":1,"version":1,"mirrors":1,"capacity":[1],"delay":[[1]]}"#,
+            "",
+        ),
+    ];
+    for (name, body, field) in cases {
+        let p = write(dir.path(), name, body);
+        let prefix = if field.is_empty() {
+            format!("{name}: duplicate key")
+        } else {
+            format!("{name}: {field}: duplicate key")
+        };
+        expect_user_error(&["simulate", p.to_str().unwrap()], &[&prefix]);
+        expect_user_error(&["solve", p.to_str().unwrap()], &[&prefix]);
+    }
+    // Solution files too.
+    let inst = write(dir.path(), "ok.json", &spd_start("spd", "100", "[0, 1]"));
+    let sol = write(
+        dir.path(),
+        "sol.json",
+        r#"{"engine":"x","status":"feasible","solution":{"root":0,"assign":[0,1],"assign":[1,1]}}"#,
+    );
+    expect_user_error(
+        &["eval", inst.to_str().unwrap(), sol.to_str().unwrap()],
+        &["sol.json: solution: duplicate key \"assign\""],
+    );
+}

@@ -126,9 +126,22 @@ pub fn run_solve(args: &SolveArgs) -> Result<i32> {
                 continue;
             }
         }
+        let name = inst.name().to_string();
         let recs = match solve_instance(inst, args, wanted.as_deref(), &opts) {
             Ok(recs) => recs,
             Err(e) => {
+                // Errors about the instance (e.g. an infeasible SPDVR start)
+                // are built against its name: report its file instead.
+                let e = match e {
+                    Error::Input(mut ie) if ie.file == name => {
+                        ie.file = file.display().to_string();
+                        Error::Input(ie)
+                    }
+                    Error::Usage(m) if m.starts_with(&format!("{name}: ")) => {
+                        Error::Usage(format!("{}: {}", file.display(), &m[name.len() + 2..]))
+                    }
+                    other => other,
+                };
                 eprintln!("serverpick: {e}");
                 input_errors += 1;
                 continue;

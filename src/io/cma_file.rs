@@ -24,6 +24,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
+use crate::io::json_strict::{parse_typed, parse_value};
 use crate::io::matrix::{read_matrix_shaped, write_csv, MatrixSource};
 use crate::model::cma::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
 use serde::{Deserialize, Serialize};
@@ -99,8 +100,7 @@ pub fn parse_cma(text: &str, file: &str, base: &Path) -> Result<CmaInstance> {
 }
 
 fn parse_cma_named(text: &str, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
-    let raw: CmaFile =
-        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    let raw: CmaFile = parse_typed(text, file)?;
     validate(raw, file, base, default_name)
 }
 
@@ -508,8 +508,7 @@ fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
 pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let value = parse_value(&text, &file)?;
     let inner = match value.get("solution") {
         Some(s) if value.get("engine").is_some() => s.clone(),
         _ => value,

@@ -6,6 +6,7 @@ pub mod cma_file;
 pub mod fields;
 pub mod gen_cma;
 pub mod gen_spd;
+pub mod json_strict;
 pub mod matrix;
 pub mod solution_file;
 pub mod spd_file;
@@ -38,8 +39,7 @@ impl Instance {
 pub fn read_instance(path: &Path) -> Result<Instance> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let file = spd_file::display_name(path);
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let value = json_strict::parse_value(&text, &file)?;
     match value.get("problem").and_then(|p| p.as_str()) {
         Some("spd") | Some("spdvr") => Ok(Instance::Spd(Box::new(spd_file::read_spd(path)?))),
         Some("cma") => Ok(Instance::Cma(Box::new(cma_file::read_cma(path)?))),

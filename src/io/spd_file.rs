@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
+use crate::io::json_strict::parse_typed;
 use crate::io::matrix::{check_latency, read_matrix_shaped, Matrix, MatrixSource};
 use crate::model::network::{ServerNetwork, MAX_SERVERS};
 use crate::model::spd::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
@@ -56,8 +57,7 @@ pub struct SpdFile {
 pub fn read_spd(path: &Path) -> Result<SpdInstance> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let file = display_name(path);
-    let raw: SpdFile =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let raw: SpdFile = parse_typed(&text, &file)?;
     let base = path.parent().unwrap_or(Path::new("."));
     let default_name = path
         .file_stem()
@@ -68,8 +68,7 @@ pub fn read_spd(path: &Path) -> Result<SpdInstance> {
 
 /// Parses an instance from JSON text (CSV paths relative to `base`).
 pub fn parse_spd(text: &str, file: &str, base: &Path) -> Result<SpdInstance> {
-    let raw: SpdFile =
-        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    let raw: SpdFile = parse_typed(text, file)?;
     validate(raw, file, base, "instance")
 }
 
