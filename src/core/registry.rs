@@ -76,8 +76,7 @@ pub fn params() -> Vec<ParamSpec> {
 pub fn problem_of(path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let file = path.display().to_string();
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let value = crate::io::json_strict::parse_value(&text, &file)?;
     match value.get("problem") {
         Some(serde_json::Value::String(p)) => Ok(p.clone()),
         Some(_) => Err(Error::input(&file, "problem", "expected a string")),

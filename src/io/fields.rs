@@ -23,8 +23,10 @@ pub fn read_count_or_names(
     what: &str,
 ) -> Result<(usize, Option<Vec<String>>)> {
     match v {
-        Value::Number(x) => match x.as_u64() {
-            Some(n) if n >= 1 => Ok((n as usize, None)),
+        // Only a count: callers check it against the data (rows of that
+        // many values) before allocating anything of that size.
+        Value::Number(x) => match x.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(n) if n >= 1 => Ok((n, None)),
             _ => Err(Error::input(
                 file,
                 field,

@@ -3,6 +3,7 @@
 //! format lives in its folder (`problems/<family>/file.rs`).
 
 pub mod fields;
+pub mod json_strict;
 pub mod solution_file;
 
 use crate::error::{Error, Result};

@@ -3,8 +3,8 @@
 
 use crate::core::SolveRecord;
 use crate::error::{Error, Result};
+use crate::io::json_strict::{from_value, parse_value};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use std::path::Path;
 
 /// Writes a record as a pretty-printed solution file.
@@ -19,20 +19,19 @@ pub fn write_record(path: &Path, record: &SolveRecord) -> Result<()> {
 pub fn read_solution<T: DeserializeOwned>(path: &Path) -> Result<T> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
-    let inner = if value.get("engine").is_some() || value.get("status").is_some() {
-        let record: SolveRecord =
-            serde_json::from_value(value).map_err(|e| Error::input(&file, "", e.to_string()))?;
-        record.solution.ok_or_else(|| {
+    let value = parse_value(&text, &file)?;
+    let (inner, prefix) = if value.get("engine").is_some() || value.get("status").is_some() {
+        let record: SolveRecord = from_value(value, &file, "")?;
+        let inner = record.solution.ok_or_else(|| {
             Error::input(
                 &file,
                 "solution",
                 "the file holds no solution (the engine found none)",
             )
-        })?
+        })?;
+        (inner, "solution")
     } else {
-        value
+        (value, "")
     };
-    serde_json::from_value(inner).map_err(|e| Error::input(&file, "solution", e.to_string()))
+    from_value(inner, &file, prefix)
 }

@@ -1,10 +1,51 @@
 //! Matrix fields: inline JSON arrays of rows, or `{"csv": "relative/path.csv"}`
 //! (formats.md "Large matrices": headerless CSV, empty cell = null, path
 //! relative to the JSON file).
+//!
+//! # Delay limit
+//!
+//! Every latency read from an instance (SPD `access`, `links` and
+//! `server_latency`, CMA `delay`, inline or CSV) must be finite, `>= 0` and at
+//! most [`MAX_LATENCY_MS`] = `1e9` ms (about 11.6 days). Real network delays
+//! are below a minute, so nothing measured is refused, while the limit keeps
+//! sums exact enough for the engines: a total over a million clients stays
+//! below `1e15 < 2^53`, so integer-millisecond sums are exact in `f64` and the
+//! engines' relative tolerances (`1e-9 ·` the largest delay) stay far above
+//! the rounding error. Above about `1e10` ms j-sa, and above about `4e13` ms
+//! exact-flow, were seen to return wrong optima. A larger value is an input
+//! error naming the file, the field and the index.
+//!
+//! # CSV files
+//!
+//! A `{"csv": path}` is read only when it is a regular file (not a directory,
+//! FIFO or device) and only up to a size derived from the declared shape:
+//! [`CSV_CELL_BYTES`] (32) bytes a cell plus 2 a row plus [`CSV_SLACK_BYTES`]
+//! (4096); when the row count is not declared (`access`, `delay`: the CSV
+//! defines it) at most [`MAX_CSV_ROWS`] rows are allowed for. A larger file
+//! is an input error before it is read.
+//!
+//! Path policy: the path must be relative and stay inside the instance's
+//! folder: absolute paths, `..` components and symlinks resolving outside the
+//! folder are refused (without reading the file, so nothing of it is echoed
+//! in errors). Setting the environment variable `SERVERPICK_ALLOW_ANY_PATH=1`
+//! lifts the policy (any path the process can read; the size and
+//! regular-file checks remain).
 
 use crate::error::{Error, Result};
 use serde_json::Value;
-use std::path::Path;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Bytes allowed per CSV cell (a value and its separator) when bounding a read.
+pub const CSV_CELL_BYTES: usize = 32;
+/// Bytes allowed on top of the shape-derived size of a CSV file.
+pub const CSV_SLACK_BYTES: usize = 4096;
+/// Rows allowed for when a CSV matrix's row count is not declared.
+pub const MAX_CSV_ROWS: usize = 10_000_000;
+/// Read limit for a CSV matrix of unknown shape ([`read_matrix`]): 1 GiB.
+pub const MAX_CSV_BYTES_UNSHAPED: u64 = 1 << 30;
+/// Environment variable that lifts the CSV path policy when set to `1`.
+pub const ALLOW_ANY_PATH_ENV: &str = "SERVERPICK_ALLOW_ANY_PATH";
 
 /// A matrix of optional latencies, rows of cells.
 pub type Matrix = Vec<Vec<Option<f64>>>;
@@ -19,8 +60,49 @@ pub struct MatrixSource<'a> {
 
 /// Reads the matrix in `value` (field `field`). Cells must be `null` or finite
 /// numbers `>= 0`; shape checks are left to the caller, which knows the
-/// expected sizes.
+/// expected sizes. A CSV is read up to [`MAX_CSV_BYTES_UNSHAPED`]; prefer
+/// [`read_matrix_shaped`], which bounds it by the declared shape.
 pub fn read_matrix(value: &Value, field: &str, src: &MatrixSource<'_>) -> Result<Matrix> {
+    read_matrix_limited(value, field, src, MAX_CSV_BYTES_UNSHAPED, "")
+}
+
+/// [`read_matrix`] for a matrix declared to have `cols` columns and, when
+/// known, `rows` rows: a CSV larger than that shape allows (see the module
+/// doc) is refused before it is read. Shape checks of the values read are
+/// still left to the caller.
+pub fn read_matrix_shaped(
+    value: &Value,
+    field: &str,
+    src: &MatrixSource<'_>,
+    rows: Option<usize>,
+    cols: usize,
+) -> Result<Matrix> {
+    let r = rows.unwrap_or(MAX_CSV_ROWS);
+    let limit = cols
+        .saturating_mul(CSV_CELL_BYTES)
+        .saturating_add(2)
+        .saturating_mul(r)
+        .saturating_add(CSV_SLACK_BYTES);
+    let shape = match rows {
+        Some(r) => format!(" (the size a {r} × {cols} matrix needs)"),
+        None => format!(" (the size {MAX_CSV_ROWS} rows of {cols} values need)"),
+    };
+    read_matrix_limited(
+        value,
+        field,
+        src,
+        u64::try_from(limit).unwrap_or(u64::MAX),
+        &shape,
+    )
+}
+
+fn read_matrix_limited(
+    value: &Value,
+    field: &str,
+    src: &MatrixSource<'_>,
+    limit: u64,
+    shape: &str,
+) -> Result<Matrix> {
     match value {
         Value::Array(rows) => rows
             .iter()
@@ -42,7 +124,8 @@ pub fn read_matrix(value: &Value, field: &str, src: &MatrixSource<'_>) -> Result
                     "only the key \"csv\" is allowed here",
                 ));
             }
-            read_csv(&src.base_dir.join(rel), field, src.file)
+            let path = resolve_csv_path(src, rel, field)?;
+            read_csv(&path, field, src.file, limit, shape)
         }
         _ => Err(Error::input(
             src.file,
@@ -74,27 +157,121 @@ fn read_row(row: &Value, field: &str, file: &str) -> Result<Vec<Option<f64>>> {
         .collect()
 }
 
-/// A latency must be finite and `>= 0`.
+/// The largest latency an instance may hold, in ms (1e9 ms, about 11.6
+/// days; see the module doc).
+pub const MAX_LATENCY_MS: f64 = 1e9;
+
+/// A latency must be finite, `>= 0` and at most [`MAX_LATENCY_MS`].
 pub fn check_latency(v: f64, field: &str, file: &str) -> Result<f64> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
+    if !(v.is_finite() && v >= 0.0) {
         Err(Error::input(
             file,
             field,
             format!("{v} is not a finite latency >= 0"),
         ))
+    } else if v > MAX_LATENCY_MS {
+        Err(Error::input(
+            file,
+            field,
+            format!(
+                "{v} ms is above the delay limit of {MAX_LATENCY_MS:e} ms (about 11.6 days): such values lose precision in the engines' sums"
+            ),
+        ))
+    } else {
+        Ok(v)
     }
 }
 
-fn read_csv(path: &Path, field: &str, file: &str) -> Result<Matrix> {
+/// True when `SERVERPICK_ALLOW_ANY_PATH=1` lifts the CSV path policy.
+fn any_path_allowed() -> bool {
+    std::env::var_os(ALLOW_ANY_PATH_ENV).is_some_and(|v| v == "1")
+}
+
+/// Resolves a `{"csv": rel}` path against the instance's folder under the
+/// path policy of the module doc.
+fn resolve_csv_path(src: &MatrixSource<'_>, rel: &str, field: &str) -> Result<PathBuf> {
+    let base = if src.base_dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        src.base_dir
+    };
+    let joined = base.join(rel);
+    if any_path_allowed() {
+        return Ok(joined);
+    }
+    let hint = format!(
+        "only paths inside the instance's folder are read (set {ALLOW_ANY_PATH_ENV}=1 to allow any path)"
+    );
+    let rel_path = Path::new(rel);
+    if rel_path.is_absolute() || rel_path.has_root() {
+        return Err(Error::input(
+            src.file,
+            field,
+            format!("csv path '{rel}' is absolute: {hint}"),
+        ));
+    }
+    if rel_path
+        .components()
+        .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+    {
+        return Err(Error::input(
+            src.file,
+            field,
+            format!("csv path '{rel}' leaves the instance's folder (..): {hint}"),
+        ));
+    }
+    // A symlink may still point outside; compare the resolved paths. A path
+    // that does not resolve is reported when it is opened.
+    if let (Ok(b), Ok(p)) = (base.canonicalize(), joined.canonicalize()) {
+        if !p.starts_with(&b) {
+            return Err(Error::input(
+                src.file,
+                field,
+                format!(
+                    "csv path '{rel}' resolves outside the instance's folder (a symlink): {hint}"
+                ),
+            ));
+        }
+    }
+    Ok(joined)
+}
+
+/// Reads a CSV matrix: a regular file of at most `limit` bytes.
+fn read_csv(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -> Result<Matrix> {
+    let shown = path.display().to_string();
+    let cannot = |e: std::io::Error| Error::input(file, field, format!("cannot read {shown}: {e}"));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(Error::input(
+            file,
+            field,
+            format!("{shown} is not a regular file (a CSV matrix must be one)"),
+        ));
+    }
+    let too_big = |len: u64| {
+        Error::input(
+            file,
+            field,
+            format!("{shown} has {len} bytes, more than the {limit} allowed{shape}"),
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(cannot)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big(bytes.len() as u64));
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| Error::input(file, field, format!("cannot read {}: {e}", path.display())))?;
-    let shown = path.display().to_string();
+        .from_reader(bytes.as_slice());
     let mut rows = Vec::new();
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| Error::input(&shown, format!("row {i}"), e.to_string()))?;

@@ -13,6 +13,11 @@ use petgraph::visit::EdgeRef;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// The most servers a network may have: it keeps `n × n` distance and
+/// predecessor tables (24 bytes a pair, 2.4 GB at this limit) and runs one
+/// Dijkstra per server. Readers and generators refuse larger counts.
+pub const MAX_SERVERS: usize = 10_000;
+
 /// An undirected server network with all-pairs shortest paths.
 #[derive(Debug, Clone)]
 pub struct ServerNetwork {
@@ -55,6 +60,8 @@ impl ServerNetwork {
     ///
     /// Links must already be validated (indices `< n`, latencies finite and
     /// `>= 0`); parallel links keep the smaller latency. Self-loops are ignored.
+    /// `n` should be at most [`MAX_SERVERS`] (callers check it against their
+    /// data first: the tables take `n²` entries).
     pub fn new(n: usize, links: &[(usize, usize, f64)]) -> Self {
         let mut graph = UnGraph::<(), f64>::with_capacity(n, links.len());
         for _ in 0..n {

@@ -78,16 +78,17 @@ pub struct GenCmaArgs {
     /// join, leave, dynamic or static.
     #[arg(long, default_value = "join")]
     pub scenario: String,
-    /// Number of mirrors.
+    /// Number of mirrors (1 to 10,000).
     #[arg(long, default_value_t = 5)]
     pub mirrors: usize,
-    /// Number of client rows (default 1000; 1300 for dynamic).
+    /// Number of client rows (default 1000; 1300 for dynamic; 1 to 2,000,000,
+    /// and at most 100,000,000 clients × mirrors).
     #[arg(long)]
     pub clients: Option<usize>,
     /// Capacities, comma separated (default: the scenario's).
     #[arg(long, value_delimiter = ',')]
     pub capacity: Option<Vec<usize>>,
-    /// Static instances: total capacity = ceil(clients · (1 + slack)).
+    /// Static instances: total capacity = ceil(clients · (1 + slack)); 0 to 1000.
     #[arg(long, default_value_t = 0.0)]
     pub slack: f64,
     /// Draw mirrors and clients from this measured square matrix (ms,

@@ -69,7 +69,7 @@ fn solve_with_capacities<'a>(
     depth: usize,
     sample_from: usize,
 ) -> Result<Option<MoveGraph<'a>>> {
-    if clients.len() > cap.iter().sum::<usize>() {
+    if clients.len() > cap.iter().fold(0usize, |a, &c| a.saturating_add(c)) {
         return Ok(None);
     }
     if !clients.is_empty() && cap.iter().all(|&c| c == 0) {
@@ -181,7 +181,8 @@ fn route_imbalance(g: &mut MoveGraph<'_>, x: &mut [usize], n: usize) -> Result<(
     for &j in g.active() {
         e[j] = g.load(j) as i64 - x[j] as i64;
     }
-    e[k] = x.iter().sum::<usize>() as i64 - n as i64;
+    // x[j] <= C_j <= n (the caller clamps), so these sums stay far from overflow.
+    e[k] = x.iter().fold(0i64, |a, &c| a.saturating_add(c as i64)) - n as i64;
     loop {
         let init: Vec<f64> = e
             .iter()

@@ -12,7 +12,8 @@
 //!   (`{"bandwidth": [..], "cpu": [..], "b": .., "ls": .., "lc": ..}`);
 //! - `delay`: one row per client, one value per mirror (inline or
 //!   `{"csv": path}`); every value present (no `null`: every client reaches
-//!   every mirror);
+//!   every mirror); each delay at most [`crate::net::matrix::MAX_LATENCY_MS`]
+//!   (1e9 ms, about 11.6 days; see `io::matrix`);
 //! - `events` (optional): each `{"join": row}` or `{"leave": row}`; a join of
 //!   a present client, a leave of an absent one, or more present clients than
 //!   the total capacity is an error naming the event;
@@ -23,8 +24,9 @@
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
-use crate::net::matrix::{read_matrix, write_csv, MatrixSource};
-use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources};
+use crate::io::json_strict::{parse_typed, parse_value};
+use crate::net::matrix::{read_matrix_shaped, write_csv, MatrixSource};
+use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -98,8 +100,7 @@ pub fn parse_cma(text: &str, file: &str, base: &Path) -> Result<CmaInstance> {
 }
 
 fn parse_cma_named(text: &str, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
-    let raw: CmaFile =
-        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    let raw: CmaFile = parse_typed(text, file)?;
     validate(raw, file, base, default_name)
 }
 
@@ -123,7 +124,7 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
         file,
         base_dir: base,
     };
-    let matrix = read_matrix(&raw.delay, "delay", &src)?;
+    let matrix = read_matrix_shaped(&raw.delay, "delay", &src, None, k)?;
     let n = matrix.len();
     if n == 0 {
         return Err(Error::input(
@@ -132,15 +133,24 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
             "at least one client row is needed",
         ));
     }
+    // The declared mirror count is checked against the data before the
+    // n × k matrix is allocated.
+    if let Some((i, row)) = matrix.iter().enumerate().find(|(_, r)| r.len() != k) {
+        return Err(Error::input(
+            file,
+            format!("delay[{i}]"),
+            format!("has {} values, expected {k} (one per mirror)", row.len()),
+        ));
+    }
+    if k > MAX_MIRRORS {
+        return Err(Error::input(
+            file,
+            "mirrors",
+            format!("{k} mirrors are more than the limit of {MAX_MIRRORS} (the engines keep k × k tables)"),
+        ));
+    }
     let mut flat = Vec::with_capacity(n * k);
     for (i, row) in matrix.iter().enumerate() {
-        if row.len() != k {
-            return Err(Error::input(
-                file,
-                format!("delay[{i}]"),
-                format!("has {} values, expected {k} (one per mirror)", row.len()),
-            ));
-        }
         for (j, cell) in row.iter().enumerate() {
             match cell {
                 Some(d) => flat.push(*d),
@@ -498,8 +508,7 @@ fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
 pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let value = parse_value(&text, &file)?;
     let inner = match value.get("solution") {
         Some(s) if value.get("engine").is_some() => s.clone(),
         _ => value,

@@ -38,7 +38,7 @@
 use crate::error::{Error, Result};
 pub use crate::net::brite::{brite_like, brite_top_down, BriteConfig, EdgeConn, Topology};
 use crate::net::matrix::read_measured_matrix;
-use crate::problems::cma::model::{CmaEvent, CmaInstance};
+use crate::problems::cma::model::{CmaEvent, CmaInstance, MAX_MIRRORS};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -276,16 +276,48 @@ fn pick_nodes(
     Ok((mirrors, clients, true))
 }
 
+/// Most client rows `gen cma` writes.
+pub const GEN_CMA_MAX_CLIENTS: usize = 2_000_000;
+/// Most delay cells (`clients × mirrors`) `gen cma` writes: 800 MB of `f64`.
+pub const GEN_CMA_MAX_CELLS: usize = 100_000_000;
+/// Largest `--slack` (static total capacity `ceil(n·(1 + slack))`).
+pub const GEN_CMA_MAX_SLACK: f64 = 1000.0;
+
+/// Checks `gen cma`'s sizes and slack (usage errors naming the flag): 1 to
+/// [`MAX_MIRRORS`] mirrors, 1 to [`GEN_CMA_MAX_CLIENTS`] clients, at most
+/// [`GEN_CMA_MAX_CELLS`] delays, `0 <= slack <= GEN_CMA_MAX_SLACK`.
+pub fn check_gen_cma_params(mirrors: usize, clients: usize, slack: f64) -> Result<()> {
+    if mirrors == 0 || mirrors > MAX_MIRRORS {
+        return Err(Error::Usage(format!(
+            "--mirrors {mirrors}: give 1 to {MAX_MIRRORS} mirrors"
+        )));
+    }
+    if clients == 0 || clients > GEN_CMA_MAX_CLIENTS {
+        return Err(Error::Usage(format!(
+            "--clients {clients}: give 1 to {GEN_CMA_MAX_CLIENTS} clients"
+        )));
+    }
+    if clients.saturating_mul(mirrors) > GEN_CMA_MAX_CELLS {
+        return Err(Error::Usage(format!(
+            "--clients {clients} × --mirrors {mirrors}: more than {GEN_CMA_MAX_CELLS} delays"
+        )));
+    }
+    if !(slack.is_finite() && (0.0..=GEN_CMA_MAX_SLACK).contains(&slack)) {
+        return Err(Error::Usage(format!(
+            "--slack {slack}: must be a number from 0 to {GEN_CMA_MAX_SLACK}"
+        )));
+    }
+    Ok(())
+}
+
 /// Generates an instance.
 pub fn generate_cma(cfg: &GenCmaConfig) -> Result<CmaInstance> {
-    if cfg.mirrors == 0 {
-        return Err(Error::Usage("at least one mirror is needed".into()));
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let n = cfg.clients.unwrap_or(match cfg.scenario {
         Scenario::Dynamic => 1300,
         _ => 1000,
     });
+    check_gen_cma_params(cfg.mirrors, n, cfg.slack)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let k = cfg.mirrors;
     let (delay, origin) = match &cfg.from_matrix {
         Some(path) => matrix_delays(path, n, k, &mut rng)?,

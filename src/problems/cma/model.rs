@@ -14,6 +14,11 @@
 
 use crate::error::{Error, Result};
 
+/// The most mirrors an instance may have: the move graph keeps `k × k`
+/// tables (800 MB of `f64` at this limit). Readers and generators refuse
+/// larger counts.
+pub const MAX_MIRRORS: usize = 10_000;
+
 /// A join or a leave of one client row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmaEvent {
@@ -108,8 +113,10 @@ pub struct CmaInstance {
 
 impl CmaInstance {
     /// Builds an instance from a row-major `n × k` delay vector. Delays must be
-    /// finite and `>= 0`; `capacity` has one entry per mirror.
-    pub fn new(name: impl Into<String>, capacity: Vec<usize>, delay: Vec<f64>) -> Result<Self> {
+    /// finite and `>= 0`; `capacity` has one entry per mirror. A capacity above
+    /// the client count `n` is clamped to `n` (no mirror can take more than
+    /// every client), so capacity sums never overflow.
+    pub fn new(name: impl Into<String>, mut capacity: Vec<usize>, delay: Vec<f64>) -> Result<Self> {
         let k = capacity.len();
         let file = "<memory>";
         if k == 0 {
@@ -136,6 +143,10 @@ impl CmaInstance {
                 ));
             }
             max_delay = max_delay.max(d);
+        }
+        let n = delay.len() / k;
+        for c in &mut capacity {
+            *c = (*c).min(n);
         }
         Ok(CmaInstance {
             name: name.into(),
@@ -201,9 +212,12 @@ impl CmaInstance {
         self.max_delay
     }
 
-    /// `Σ C_j`.
+    /// `Σ C_j`, saturating at `usize::MAX` (the constructor clamps each
+    /// `C_j` to the client count, but `capacity` is a public field).
     pub fn total_capacity(&self) -> usize {
-        self.capacity.iter().sum()
+        self.capacity
+            .iter()
+            .fold(0usize, |a, &c| a.saturating_add(c))
     }
 
     /// The mirror with the least delay to `i` among mirrors with `C_j > 0`

@@ -50,10 +50,10 @@ pub fn usage(e: clap::Error) -> Error {
 /// Arguments of `serverpick gen spd`.
 #[derive(Debug, clap::Args)]
 pub struct GenSpdArgs {
-    /// Server counts, comma-separated (paper: 20,25,30).
+    /// Server counts, comma-separated (paper: 20,25,30; 1 to 1,000).
     #[arg(long, default_value = "25")]
     pub servers: Vec<String>,
-    /// Client counts, comma-separated (paper: 30,50,80,100,120).
+    /// Client counts, comma-separated (paper: 30,50,80,100,120; 1 to 100,000).
     #[arg(long, default_value = "120")]
     pub clients: Vec<String>,
     /// Models, comma-separated: cs, p2p.
@@ -110,6 +110,14 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
     let clients: Vec<usize> = parse_list(&args.clients, "clients")?;
     let factors: Vec<f64> = parse_list(&args.factor, "factor")?;
     let models = parse_models(&args.model)?;
+    // Every cell of the grid is checked before anything is written.
+    for &n in &servers {
+        for &m in &clients {
+            for &f in &factors {
+                crate::problems::spd::gen::check_gen_spd_params(n, m, f)?;
+            }
+        }
+    }
     let matrix = match &args.from_matrix {
         Some(p) => Some(crate::net::matrix::read_measured_matrix(p)?),
         None => None,

@@ -1,11 +1,13 @@
 //! Reading and writing SPD/SPDVR instance files (formats.md "SPD / SPDVR
 //! instance"). Unknown fields are rejected; every error names the file, the
-//! field and the index.
+//! field and the index. Latencies (`access`, `links`, `server_latency`) are at
+//! most [`crate::net::matrix::MAX_LATENCY_MS`] (1e9 ms, see `io::matrix`).
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
-use crate::net::matrix::{check_latency, read_matrix, Matrix, MatrixSource};
-use crate::net::network::ServerNetwork;
+use crate::io::json_strict::parse_typed;
+use crate::net::matrix::{check_latency, read_matrix_shaped, Matrix, MatrixSource};
+use crate::net::network::{ServerNetwork, MAX_SERVERS};
 use crate::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -55,8 +57,7 @@ pub struct SpdFile {
 pub fn read_spd(path: &Path) -> Result<SpdInstance> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let file = display_name(path);
-    let raw: SpdFile =
-        serde_json::from_str(&text).map_err(|e| Error::input(&file, "", e.to_string()))?;
+    let raw: SpdFile = parse_typed(&text, &file)?;
     let base = path.parent().unwrap_or(Path::new("."));
     let default_name = path
         .file_stem()
@@ -67,8 +68,7 @@ pub fn read_spd(path: &Path) -> Result<SpdInstance> {
 
 /// Parses an instance from JSON text (CSV paths relative to `base`).
 pub fn parse_spd(text: &str, file: &str, base: &Path) -> Result<SpdInstance> {
-    let raw: SpdFile =
-        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    let raw: SpdFile = parse_typed(text, file)?;
     validate(raw, file, base, "instance")
 }
 
@@ -90,10 +90,21 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         base_dir: base,
     };
     let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
+    // The declared server count is checked against the data (one access value
+    // per server) before anything of size n² is allocated.
+    let access = read_matrix_shaped(&raw.access, "access", &src, None, n)?;
+    check_access(&access, n, file)?;
+    if n > MAX_SERVERS {
+        return Err(Error::input(
+            file,
+            "servers",
+            format!("{n} servers are more than the limit of {MAX_SERVERS} (the network keeps n × n tables)"),
+        ));
+    }
     let network = match (&raw.links, &raw.server_latency) {
         (Some(links), None) => ServerNetwork::new(n, &read_links(links, n, file)?),
         (None, Some(m)) => {
-            let matrix = read_matrix(m, "server_latency", &src)?;
+            let matrix = read_matrix_shaped(m, "server_latency", &src, Some(n), n)?;
             check_server_matrix(&matrix, n, file)?;
             ServerNetwork::from_matrix(&matrix)
         }
@@ -105,8 +116,6 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
             ))
         }
     };
-    let access = read_matrix(&raw.access, "access", &src)?;
-    check_access(&access, n, file)?;
     if let Some(names) = &raw.clients {
         if names.len() != access.len() {
             return Err(Error::input(
@@ -121,7 +130,14 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         }
     }
     let bound = match (raw.bound, raw.bound_factor) {
-        (Some(mu), None) => BoundSpec::Absolute(check_latency(mu, "bound", file)?),
+        (Some(mu), None) if mu.is_finite() && mu >= 0.0 => BoundSpec::Absolute(mu),
+        (Some(mu), None) => {
+            return Err(Error::input(
+                file,
+                "bound",
+                format!("{mu} is not a finite latency >= 0"),
+            ))
+        }
         (None, Some(f)) if f.is_finite() && f > 0.0 => BoundSpec::Factor(f),
         (None, Some(f)) => {
             return Err(Error::input(

@@ -25,6 +25,34 @@
 
 use crate::error::{Error, Result};
 use crate::net::network::ServerNetwork;
+
+/// Most servers `gen spd` draws: the Waxman network has `O(n²)` links and the
+/// network runs a Dijkstra per server (1,000 take about 6 s; 2,000 minutes).
+pub const GEN_SPD_MAX_SERVERS: usize = 1_000;
+/// Most clients `gen spd` draws (100,000 × 25 servers: about 1 s, 20 MB).
+pub const GEN_SPD_MAX_CLIENTS: usize = 100_000;
+
+/// Checks generator sizes and the bound factor: at least one server and one
+/// client, at most [`GEN_SPD_MAX_SERVERS`] and [`GEN_SPD_MAX_CLIENTS`], and a
+/// finite factor > 0. Errors are usage errors naming the flag.
+pub fn check_gen_spd_params(servers: usize, clients: usize, bound_factor: f64) -> Result<()> {
+    if servers == 0 || servers > GEN_SPD_MAX_SERVERS {
+        return Err(Error::Usage(format!(
+            "--servers {servers}: give 1 to {GEN_SPD_MAX_SERVERS} servers"
+        )));
+    }
+    if clients == 0 || clients > GEN_SPD_MAX_CLIENTS {
+        return Err(Error::Usage(format!(
+            "--clients {clients}: give 1 to {GEN_SPD_MAX_CLIENTS} clients"
+        )));
+    }
+    if !(bound_factor.is_finite() && bound_factor > 0.0) {
+        return Err(Error::Usage(format!(
+            "--factor {bound_factor}: the bound factor must be a finite number > 0"
+        )));
+    }
+    Ok(())
+}
 use crate::problems::spd::model::{BoundSpec, CommModel, SpdInstance};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -105,13 +133,18 @@ fn waxman_links(points: &[(f64, f64)], rng: &mut ChaCha8Rng) -> Vec<(usize, usiz
         .flat_map(|u| (0..n).map(move |v| (u, v)))
         .map(|(u, v)| dist(points[u], points[v]))
         .fold(1e-9, f64::max);
+    // The spanning tree's links, as (low, high) pairs: the Waxman pass visits
+    // every pair once, so only a tree link can already be present (a set
+    // instead of a scan of `links` keeps this O(n²), same draws).
+    let tree: std::collections::HashSet<(usize, usize)> = links
+        .iter()
+        .map(|&(a, b, _)| (a.min(b), a.max(b)))
+        .collect();
     for u in 0..n {
         for v in u + 1..n {
             let d = dist(points[u], points[v]);
             let p = WAXMAN_ALPHA * (-d / (WAXMAN_BETA * max_d)).exp();
-            let already = links
-                .iter()
-                .any(|&(a, b, _)| (a, b) == (u, v) || (a, b) == (v, u));
+            let already = tree.contains(&(u, v));
             if !already && rng.random::<f64>() < p {
                 links.push((u, v, d));
             }
@@ -133,6 +166,7 @@ pub fn paper_size_spd(model: CommModel, f: f64, seed: u64) -> Result<SpdInstance
 
 /// One random instance of seed 001's experiment (see the module docs).
 pub fn generate_paper_spd(p: &PaperSpdParams, seed: u64) -> Result<SpdInstance> {
+    check_gen_spd_params(p.servers, p.clients, p.bound_factor)?;
     if p.servers == 0 || p.clients == 0 {
         return Err(Error::Usage(
             "need at least one server and one client".into(),
@@ -232,6 +266,13 @@ pub fn generate_from_matrix(
     seed: u64,
     label: &str,
 ) -> Result<SpdInstance> {
+    check_gen_spd_params(p.servers, p.clients, p.bound_factor)?;
+    if !(p.unit_scale.is_finite() && p.unit_scale > 0.0) {
+        return Err(Error::Usage(format!(
+            "--unit-scale {}: must be a finite number > 0",
+            p.unit_scale
+        )));
+    }
     let total = matrix.len();
     if p.servers == 0 || p.clients == 0 || p.servers + p.clients > total {
         return Err(Error::Usage(format!(

@@ -94,8 +94,13 @@ impl<'a> MoveGraph<'a> {
 
     /// An empty graph with capacities `cap` instead of the instance's (one
     /// per mirror; used to solve scaled samples).
-    pub fn with_capacities(inst: &'a CmaInstance, cap: Vec<usize>) -> Self {
+    pub fn with_capacities(inst: &'a CmaInstance, mut cap: Vec<usize>) -> Self {
         let (n, k) = (inst.clients(), inst.mirrors());
+        // A capacity above the client count is never binding; clamping keeps
+        // every load and capacity sum far from overflow.
+        for c in &mut cap {
+            *c = (*c).min(n);
+        }
         let mask = (0..k * k)
             .map(|p| {
                 let (u, v) = (p / k, p % k);
