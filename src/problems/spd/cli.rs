@@ -69,7 +69,7 @@ pub struct GenSpdArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Pick server and client nodes from this measured RTT matrix
-    /// (e.g. ../shared/data/latency/planetlab490/PlanetLabData_1).
+    /// (e.g. data/latency/planetlab490-sample/PlanetLabData_1_100).
     #[arg(long)]
     pub from_matrix: Option<PathBuf>,
     /// Multiply matrix values by this (e.g. 1000 for a matrix in seconds).

@@ -17,7 +17,7 @@
 //! (ChaCha8), so a (params, seed) pair always gives the same instance.
 //!
 //! [`generate_from_matrix`] picks distinct server and client nodes from a
-//! measured RTT matrix (e.g. `../shared/data/latency/planetlab490`): the
+//! measured RTT matrix (e.g. the shipped `data/latency/planetlab490-sample`): the
 //! servers' network is the server–server submatrix scaled by 0.7 (a complete
 //! overlay, symmetrised by the mean of both directions), access is the
 //! client–server submatrix; missing or non-positive off-diagonal values are

@@ -17,7 +17,7 @@
 //!    instance (its first `min(n, ΣC)` client rows without events — every
 //!    client joined, up to full capacity) in `OUT/instances/static/`, run by
 //!    [`run_bench`] with `exact-flow`, `exact` (the LP; left out of "all"
-//!    above the dispatch's size limit), `greedy` and `j-sa`.
+//!    above the dispatch's size limit), `j-greedy` and `j-sa`.
 //! 4. Figures ([`crate::problems::cma::repro::figures`]): `OUT/figures/*.svg` and
 //!    `OUT/figures.md`.
 
