@@ -7,9 +7,9 @@ use crate::error::{Error, Result};
 use crate::problems::cma::events::{summary_md, write_simulation};
 use crate::problems::cma::file::write_cma;
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
-use crate::cli::bench::{config, report, RunArgs};
+use crate::cli::bench::{config, report, with_params, RunArgs};
 use crate::core::registry::read_instance;
-use crate::core::{CliHook, HookPlace};
+use crate::core::{CliHook, Family, HookPlace};
 use crate::problems::cma::repro::{self, CmaGrid};
 use crate::problems::spd::cli::usage;
 use clap::{Args, FromArgMatches};
@@ -195,10 +195,13 @@ pub fn hooks() -> Vec<CliHook> {
         },
         CliHook {
             place: HookPlace::Repro,
-            command: ReproCmaArgs::augment_args(clap::Command::new("cma").about(
-                "Seed 002 §4 Figs. 4-8 (CMA): join, leave and dynamic scenarios under the \
-                 paper's policies, plus the static instances through the engines",
-            )),
+            command: with_params(
+                ReproCmaArgs::augment_args(clap::Command::new("cma").about(
+                    "Seed 002 §4 Figs. 4-8 (CMA): join, leave and dynamic scenarios under the \
+                     paper's policies, plus the static instances through the engines",
+                )),
+                &super::FAMILY.params(),
+            ),
             run: |m| {
                 let a = ReproCmaArgs::from_arg_matches(m).map_err(usage)?;
                 run_repro_cma(&a, m).map(|_| 0)

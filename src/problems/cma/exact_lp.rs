@@ -7,15 +7,44 @@
 //! is reported. `n·k` columns, `n + k` rows: the reference `exact-flow` must
 //! match, not the fast path.
 
-use crate::core::{FailureReason, Outcome, SolveOptions, Status};
+use crate::core::{FailureReason, Outcome, ParamKind, ParamSpec, SolveOptions, Status};
+use std::time::{Duration, Instant};
 use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
 use crate::problems::cma::model::CmaInstance;
 use good_lp::{variable, Constraint, Expression};
 
+/// The LP refuses instances with more clients × mirrors than this: the
+/// model takes about 450 bytes per cell in good_lp and HiGHS (200,000 × 50
+/// cells needed 4.2 GB), and `exact-flow` solves the same problem exactly in
+/// a fraction of that.
+pub const LP_MAX_CELLS: ParamSpec = ParamSpec {
+    name: "lp-max-cells",
+    kind: ParamKind::Count,
+    default: "2000000",
+    help: "CMA `exact` (the HiGHS LP) refuses more clients × mirrors than this (about 450 bytes each)",
+};
+
+/// Rows built between two looks at the clock.
+const CLOCK_EVERY: usize = 4096;
+
 /// Solves the static CMA LP over every row: a mirror per row, with the LP
-/// optimum as the bound when HiGHS proves it.
+/// optimum as the bound when HiGHS proves it. The time limit covers building
+/// the model too; above [`LP_MAX_CELLS`] the engine refuses.
 pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usize>> {
     let (n, k) = (inst.clients(), inst.mirrors());
+    let cap = opts.count(&LP_MAX_CELLS);
+    let cells = (n as u64).saturating_mul(k as u64);
+    if cells > cap {
+        return Outcome::failed(
+            FailureReason::Refused,
+            format!(
+                "refused: {n} × {k} = {cells} cells is above --lp-max-cells {cap} (about {:.1} GB); \
+                 exact-flow solves it exactly",
+                cells as f64 * 450e-9
+            ),
+        );
+    }
+    let deadline = Deadline::new(opts.time_limit);
     let mut b = MipBuilder::new();
     let cols: Vec<Col> = (0..n * k)
         .map(|_| b.add(variable().min(0.0).max(1.0)))
@@ -25,15 +54,21 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
         .sum();
     let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
     for i in 0..n {
+        if i % CLOCK_EVERY == 0 && deadline.passed() {
+            return building_timed_out();
+        }
         let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
         constraints.push(row.eq(1.0));
     }
     for j in 0..k {
+        if deadline.passed() {
+            return building_timed_out();
+        }
         let col: Expression = (0..n).map(|i| cols[i * k + j].var).sum();
         constraints.push(col.leq(inst.capacity[j] as f64));
     }
     let settings = MipSettings {
-        time_limit: opts.time_limit,
+        time_limit: deadline.remaining(),
         seed: opts.seed,
         ..MipSettings::default()
     };
@@ -79,4 +114,30 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
     }
     out.solution = Some(assign);
     out
+}
+
+/// A wall-clock deadline from an optional time limit.
+struct Deadline(Option<Instant>);
+
+impl Deadline {
+    fn new(limit: Option<f64>) -> Self {
+        Deadline(limit.map(|t| Instant::now() + Duration::from_secs_f64(t.clamp(0.0, 1e9))))
+    }
+
+    fn passed(&self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Seconds left (at least a millisecond, so HiGHS gets a positive limit).
+    fn remaining(&self) -> Option<f64> {
+        self.0
+            .map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64().max(1e-3))
+    }
+}
+
+fn building_timed_out() -> Outcome<Vec<usize>> {
+    Outcome::without_solution(
+        Status::TimeLimit,
+        "time limit hit while building the LP (exact-flow solves it much faster)",
+    )
 }

@@ -31,8 +31,8 @@ pub mod sim;
 
 use crate::core::table::{fmt_ms, note, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord,
-    SolveRow,
+    CliHook, EvalReport, Family, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow,
 };
 use crate::error::Result;
 use engines::{cma_engine_names, run_cma};
@@ -73,6 +73,10 @@ impl Family for CmaFamily {
 
     fn engines(&self) -> Vec<&'static str> {
         cma_engine_names()
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![exact_lp::LP_MAX_CELLS]
     }
 
     fn size_label(&self) -> &'static str {

@@ -12,7 +12,8 @@
 use crate::problems::spd::spdcs_h::SpdcsH;
 use crate::problems::spd::spdp2p_h::Spdp2pH;
 use crate::core::SolveOptions;
-use crate::core::FailureReason;
+use crate::core::{FailureReason, Status};
+use std::time::{Duration, Instant};
 use crate::problems::spd::engines::{SpdEngine, SpdOutcome, KBEST_MAX_SUBSETS};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::eval::{approx_eq, evaluate_spd, SpdMetrics};
@@ -36,14 +37,17 @@ pub fn binomial(n: u64, k: u64) -> u64 {
     acc as u64
 }
 
-/// Calls `f` with every `k`-subset of `0..n` in lexicographic order.
-fn for_each_subset(n: usize, k: usize, mut f: impl FnMut(&[usize])) {
+/// Calls `f` with every `k`-subset of `0..n` in lexicographic order, until
+/// `f` returns `false`.
+fn for_each_subset(n: usize, k: usize, mut f: impl FnMut(&[usize]) -> bool) {
     if k == 0 || k > n {
         return;
     }
     let mut idx: Vec<usize> = (0..k).collect();
     loop {
-        f(&idx);
+        if !f(&idx) {
+            return;
+        }
         let mut i = k;
         while i > 0 && idx[i - 1] == n - k + i - 1 {
             i -= 1;
@@ -70,10 +74,25 @@ fn better(m: &SpdMetrics, b: &SpdMetrics) -> bool {
 
 /// The best `k`-subset solution; `None` when no subset is feasible.
 pub fn k_best(inst: &SpdInstance, k: usize) -> Option<SpdSolution> {
+    k_best_until(inst, k, None).0
+}
+
+/// [`k_best`] that stops at `deadline`: the best solution of the subsets
+/// tried, and whether every subset was tried.
+pub fn k_best_until(
+    inst: &SpdInstance,
+    k: usize,
+    deadline: Option<Instant>,
+) -> (Option<SpdSolution>, bool) {
     let n = inst.servers();
     let mut allowed = vec![false; n];
     let mut best: Option<(SpdMetrics, SpdSolution)> = None;
+    let mut complete = true;
     for_each_subset(n, k, |subset| {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            complete = false;
+            return false;
+        }
         subset.iter().for_each(|&s| allowed[s] = true);
         for &r in subset {
             let (assign, _) = inst.matching_for_root(r, Some(&allowed));
@@ -90,8 +109,9 @@ pub fn k_best(inst: &SpdInstance, k: usize) -> Option<SpdSolution> {
             }
         }
         subset.iter().for_each(|&s| allowed[s] = false);
+        true
     });
-    best.map(|(_, s)| s)
+    (best.map(|(_, s)| s), complete)
 }
 
 impl SpdEngine for KBest {
@@ -104,6 +124,7 @@ impl SpdEngine for KBest {
     }
 
     fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome {
+        let started = Instant::now();
         let seed = match inst.model {
             CommModel::Cs => SpdcsH.solve(inst, opts),
             CommModel::P2p => Spdp2pH.solve(inst, opts),
@@ -127,9 +148,21 @@ impl SpdEngine for KBest {
                 ),
             );
         }
-        match k_best(inst, k) {
-            Some(sol) => SpdOutcome::found(sol),
-            None => SpdOutcome::no_solution(format!("no {k}-subset of servers meets the bound")),
+        let deadline = opts
+            .time_limit
+            .map(|t| started + Duration::from_secs_f64(t.clamp(0.0, 1e9)));
+        match k_best_until(inst, k, deadline) {
+            (Some(sol), true) => SpdOutcome::found(sol),
+            (None, true) => {
+                SpdOutcome::no_solution(format!("no {k}-subset of servers meets the bound"))
+            }
+            (Some(sol), false) => SpdOutcome::claim(Status::TimeLimit, sol, None).with_message(
+                format!("time limit hit: the best of the {k}-subsets tried"),
+            ),
+            (None, false) => SpdOutcome::without_solution(
+                Status::TimeLimit,
+                format!("time limit hit before a feasible {k}-subset was found"),
+            ),
         }
     }
 }
@@ -140,12 +173,29 @@ mod tests {
 
     #[test]
     fn subsets_are_enumerated_once_each() {
-        let mut seen = Vec::new();
-        for_each_subset(5, 3, |s| seen.push(s.to_vec()));
-        assert_eq!(seen.len() as u64, binomial(5, 3));
-        let mut dedup = seen.clone();
-        dedup.dedup();
-        assert_eq!(dedup.len(), seen.len());
+        for n in 0..8usize {
+            for k in 0..=n + 1 {
+                let mut seen = Vec::new();
+                for_each_subset(n, k, |s| {
+                    seen.push(s.to_vec());
+                    true
+                });
+                let distinct: std::collections::BTreeSet<Vec<usize>> =
+                    seen.iter().cloned().collect();
+                let expected = if k == 0 { 0 } else { binomial(n as u64, k as u64) };
+                assert_eq!(seen.len() as u64, expected, "n {n} k {k}");
+                assert_eq!(distinct.len(), seen.len(), "a subset twice, n {n} k {k}");
+                for s in &seen {
+                    assert!(s.windows(2).all(|w| w[0] < w[1]) && s.iter().all(|&x| x < n));
+                }
+            }
+        }
         assert_eq!(binomial(25, 5), 53130);
+        let mut calls = 0;
+        for_each_subset(6, 2, |_| {
+            calls += 1;
+            calls < 4
+        });
+        assert_eq!(calls, 4, "stops when asked");
     }
 }
