@@ -245,3 +245,20 @@ fn a_solution_file_is_an_spdvr_start() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("neither a solution file nor an SPD engine"));
 }
+
+#[test]
+fn a_fifo_as_the_instance_file_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return; // no mkfifo on this system
+    }
+    let o = serverpick(&["solve", fifo.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("not a regular file"),
+        "{}",
+        text(&o.stderr)
+    );
+}

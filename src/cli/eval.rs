@@ -55,7 +55,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<i32> {
 /// A solution file written by `solve` names its instance and problem: a file
 /// written for another instance is a usage error, not an infeasible solution.
 fn check_written_for(solution: &Path, name: &str, problem: &str) -> Result<()> {
-    let text = std::fs::read_to_string(solution).map_err(|e| Error::io(solution, e))?;
+    let text = crate::io::read_text(solution)?;
     let Ok(serde_json::Value::Object(v)) = serde_json::from_str::<serde_json::Value>(&text) else {
         return Ok(()); // the family's reader reports what is wrong with it
     };

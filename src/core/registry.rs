@@ -74,7 +74,7 @@ pub fn params() -> Vec<ParamSpec> {
 
 /// The `"problem"` field of an instance file.
 pub fn problem_of(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::io::read_text(path)?;
     let file = path.display().to_string();
     let value = crate::io::json_strict::parse_value(&text, &file)?;
     match value.get("problem") {

@@ -7,7 +7,38 @@ pub mod json_strict;
 pub mod solution_file;
 
 use crate::error::{Error, Result};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// The largest input file read (JSON instances, solutions, measured
+/// matrices): 4 GiB. Larger matrices belong in `{"csv": …}` side files.
+pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+
+/// Reads a text input file: regular files only (a FIFO or a device would
+/// block or never end), at most [`MAX_INPUT_BYTES`].
+pub fn read_text(path: &Path) -> Result<String> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::input(
+            path.display().to_string(),
+            "",
+            "not a regular file",
+        ));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(Error::input(
+            path.display().to_string(),
+            "",
+            format!("{} bytes, above the limit of {MAX_INPUT_BYTES}", meta.len()),
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut text = String::new();
+    file.take(MAX_INPUT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(text)
+}
 
 /// Expands files and folders into the instance files under them: `*.json`
 /// files, recursively, sorted, skipping solution files (`*.solution.json`).

@@ -18,7 +18,7 @@ pub fn write_record(path: &Path, record: &SolveRecord) -> Result<()> {
 /// from a solution file written by `solve`, or from the bare object.
 pub fn read_solution<T: DeserializeOwned>(path: &Path) -> Result<T> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::io::read_text(path)?;
     let value = parse_value(&text, &file)?;
     let (inner, prefix) = if value.get("engine").is_some() || value.get("status").is_some() {
         let record: SolveRecord = from_value(value, &file, "")?;

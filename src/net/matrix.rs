@@ -317,7 +317,7 @@ pub fn write_csv(path: &Path, rows: &[Vec<Option<f64>>]) -> Result<()> {
 /// rows of whitespace- or comma-separated finite numbers, square. Values are
 /// returned as measured (callers decide what a non-positive value means).
 pub fn read_measured_matrix(path: &Path) -> Result<Vec<Vec<f64>>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::io::read_text(path)?;
     let file = path.display().to_string();
     let mut rows = Vec::new();
     for (i, line) in text

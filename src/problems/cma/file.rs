@@ -84,7 +84,7 @@ pub struct CmaFile {
 
 /// Reads and validates a CMA instance file.
 pub fn read_cma(path: &Path) -> Result<CmaInstance> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::io::read_text(path)?;
     let file = path.display().to_string();
     let base = path.parent().unwrap_or(Path::new("."));
     let default_name = path
@@ -507,7 +507,7 @@ fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
 /// `solution.assign`) or a bare `{"assign": [mirror per row]}`.
 pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::io::read_text(path)?;
     let value = parse_value(&text, &file)?;
     let inner = match value.get("solution") {
         Some(s) if value.get("engine").is_some() => s.clone(),

@@ -55,7 +55,7 @@ pub struct SpdFile {
 
 /// Reads and validates an SPD/SPDVR instance file.
 pub fn read_spd(path: &Path) -> Result<SpdInstance> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::io::read_text(path)?;
     let file = display_name(path);
     let raw: SpdFile = parse_typed(&text, &file)?;
     let base = path.parent().unwrap_or(Path::new("."));
