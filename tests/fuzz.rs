@@ -200,13 +200,22 @@ fn perturb(v: &mut Value, rng: &mut ChaCha8Rng, p: f64) {
     }
 }
 
+/// The largest char boundary of `s` at or below `i`.
+fn boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// Text-level damage: truncation, a duplicated key, stray bytes.
 fn damage(text: &str, rng: &mut ChaCha8Rng) -> String {
     match rng.random_range(0..3) {
-        0 => text[..text.len() * rng.random_range(1..10) / 10].to_string(),
+        0 => text[..boundary(text, text.len() * rng.random_range(1..10) / 10)].to_string(),
         1 => text.replacen('{', r#"{"name": "dup", "name": "dup", "#, 1),
         _ => {
-            let at = rng.random_range(0..text.len());
+            let at = boundary(text, rng.random_range(0..text.len()));
             let mut s = text.to_string();
             s.insert_str(at, ["\u{0}", "}", ",", "\"", "[[["][rng.random_range(0..5)]);
             s
@@ -249,7 +258,7 @@ fn instance_case(rng: &mut ChaCha8Rng, corpus: &[(String, Value)], dir: &Path) -
     std::fs::write(dir.join(&file), &text).unwrap();
     let what = format!(
         "solve {file} (from {name}): {}",
-        &text[..text.len().min(400)]
+        &text[..boundary(&text, 400)]
     );
     let r = run(&["solve", &file, "--json", "--time-limit", "2"], dir);
     check_common(&r, &what);
