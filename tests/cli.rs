@@ -83,9 +83,39 @@ fn bundled_instances_solve() {
         dir.to_str().unwrap(),
         "--engine",
         "alg-m,spdcs-h,spdp2p-h,zizo",
+        "--json",
     ]);
     assert!(s.status.success(), "{}", text(&s.stderr));
-    assert!(text(&s.stdout).contains("spd-fig5-zizo-fails"));
+    let records: Vec<serde_json::Value> = text(&s.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let spd_files = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            let t = std::fs::read_to_string(e.as_ref().unwrap().path()).unwrap_or_default();
+            t.contains(r#""problem": "spd""#)
+        })
+        .count();
+    assert_eq!(records.len(), 4 * spd_files, "four engines per SPD file");
+    for r in &records {
+        let (inst, engine) = (
+            r["instance"].as_str().unwrap(),
+            r["engine"].as_str().unwrap(),
+        );
+        match (r["status"].as_str().unwrap(), r["reason"].as_str()) {
+            ("feasible", None) => assert!(r["objective"].as_f64().unwrap() >= 1.0),
+            ("error", Some("not_applicable")) => {
+                let p2p_only = engine == "spdp2p-h" || engine == "zizo";
+                assert!(p2p_only || engine == "spdcs-h", "{r}");
+            }
+            // Seed 001 Fig. 5: ZIZO's zoom-in already breaks μ.
+            ("error", Some("no_solution")) => {
+                assert_eq!((inst, engine), ("spd-fig5-zizo-fails", "zizo"), "{r}")
+            }
+            _ => panic!("unexpected record {r}"),
+        }
+    }
 }
 
 #[test]

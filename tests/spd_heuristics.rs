@@ -5,7 +5,7 @@ mod common_spd;
 use common_spd::random_spd;
 use proptest::prelude::*;
 use serverpick::core::SolveOptions;
-use serverpick::core::Status;
+use serverpick::core::{FailureReason, Status};
 use serverpick::problems::spd::algorithm_matching::algorithm_matching;
 use serverpick::problems::spd::engines::KBEST_MAX_SUBSETS;
 use serverpick::problems::spd::engines::{run_spd, spd_engine, spd_engines};
@@ -105,15 +105,36 @@ proptest! {
     fn heuristics_are_valid_or_fail(n in 2usize..10, m in 1usize..25, f in 1.0f64..1.5, seed in 0u64..10_000, p2p in any::<bool>()) {
         let model = if p2p { CommModel::P2p } else { CommModel::Cs };
         let inst = random_spd(n, m, model, f, seed);
+        let cs_feasible = model == CommModel::Cs && inst.gamma <= inst.bound;
         for e in spd_engines().iter().filter(|e| e.name() != "exact" && e.supports(model)) {
             let r = run_spd(e.as_ref(), &inst, &SolveOptions::default());
             match r.status {
                 Status::Feasible => {
                     let sol: SpdSolution = serde_json::from_value(r.solution.clone().unwrap()).unwrap();
-                    prop_assert!(evaluate_spd(&inst, &sol).is_feasible(), "{} returned an infeasible solution", e.name());
+                    let ev = evaluate_spd(&inst, &sol);
+                    prop_assert!(ev.is_feasible(), "{} returned an infeasible solution", e.name());
+                    prop_assert_eq!(r.objective, ev.metrics.map(|m| m.hosts as f64));
                 }
-                Status::Error => prop_assert!(r.message.is_some()),
+                // A heuristic may find nothing, and say so with a reason; it
+                // never hands the evaluator a solution it rejects.
+                Status::Error => {
+                    prop_assert!(r.message.is_some());
+                    prop_assert!(
+                        matches!(r.reason, Some(FailureReason::NoSolution | FailureReason::Refused)),
+                        "{}: {:?} {:?}", e.name(), r.reason, r.message
+                    );
+                }
+                // Only Algorithm Matching proves anything: Γ > μ in CS.
+                Status::Infeasible => prop_assert!(
+                    e.name() == "alg-m" && model == CommModel::Cs && !cs_feasible,
+                    "{} claims infeasible", e.name()
+                ),
                 other => prop_assert!(false, "{} returned status {other}", e.name()),
+            }
+            // Algorithm Matching is exact for the least CS delay Γ: it finds a
+            // solution exactly when Γ <= μ.
+            if e.name() == "alg-m" && model == CommModel::Cs {
+                prop_assert_eq!(r.status == Status::Feasible, cs_feasible);
             }
         }
     }
