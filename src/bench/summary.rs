@@ -147,23 +147,41 @@ pub fn render_markdown(
     if let Some(n) = note {
         let _ = writeln!(s, "{n}\n");
     }
-    if !conflicts.is_empty() {
-        let _ = writeln!(
-            s,
-            "## ⚠ {} CONFLICT(S): a claimed optimum, bound or infeasibility is beaten\n\n\
-             These are bugs (problems.md: \"a claimed optimum that a heuristic beats is a \
-             bug\"). The rows involved have `check = {CONFLICT}`.\n",
-            conflicts.len()
-        );
-        for c in conflicts {
-            let _ = writeln!(s, "- {c}");
-        }
-        s.push('\n');
-    }
+    write_conflicts(&mut s, conflicts);
     write_provenance(&mut s, rows);
-    let sums = summarize(rows, engine_order);
+    write_engine_tables(&mut s, &summarize(rows, engine_order));
+    s.push_str(
+        "\ngap = (objective − best known) / best known over rows with a solution; \
+         best known = the least objective found on the instance, a proven optimum when an \
+         exact engine's proof reaches it. Times are engine wall times (with `--jobs` > 1 \
+         engines share the machine).\n",
+    );
+    s
+}
+
+/// The conflicts section, when there are any.
+fn write_conflicts(s: &mut String, conflicts: &[String]) {
+    if conflicts.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "## ⚠ {} CONFLICT(S): a claimed optimum, bound or infeasibility is beaten\n\n\
+         These are bugs (problems.md: \"a claimed optimum that a heuristic beats is a \
+         bug\"). The rows involved have `check = {CONFLICT}`.\n",
+        conflicts.len()
+    );
+    for c in conflicts {
+        let _ = writeln!(s, "- {c}");
+    }
+    s.push('\n');
+}
+
+/// One table per problem (a heading when the problem changes), a row per
+/// engine.
+fn write_engine_tables(s: &mut String, sums: &[EngineSummary]) {
     let mut problem = "";
-    for e in &sums {
+    for e in sums {
         if e.problem != problem {
             problem = &e.problem;
             let _ = writeln!(
@@ -192,13 +210,6 @@ pub fn render_markdown(
             ms(e.p95_ms)
         );
     }
-    s.push_str(
-        "\ngap = (objective − best known) / best known over rows with a solution; \
-         best known = the least objective found on the instance, a proven optimum when an \
-         exact engine's proof reaches it. Times are engine wall times (with `--jobs` > 1 \
-         engines share the machine).\n",
-    );
-    s
 }
 
 fn write_provenance(s: &mut String, rows: &[BenchRow]) {

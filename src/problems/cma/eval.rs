@@ -82,13 +82,69 @@ fn evaluate_iter(
     pairs: impl Iterator<Item = (usize, usize)>,
     threshold: f64,
 ) -> CmaEvaluation {
-    let (n, k) = (inst.clients(), inst.mirrors());
+    let n = inst.clients();
     let mut violations = Vec::new();
     if len != n {
         violations.push(format!(
             "assign has {len} entries, expected {n} (one per client row)"
         ));
     }
+    let tally = tally_assignment(inst, pairs, threshold, &mut violations);
+    push_capacity_violations(inst, &tally.loads, &mut violations);
+    CmaEvaluation {
+        metrics: tally.into_metrics(threshold),
+        violations,
+    }
+}
+
+/// Sums over the valid (client, mirror) pairs of an assignment.
+struct Tally {
+    loads: Vec<usize>,
+    total: f64,
+    max: f64,
+    present: usize,
+    under: usize,
+}
+
+impl Tally {
+    fn into_metrics(self, threshold: f64) -> CmaMetrics {
+        let Tally {
+            loads,
+            total,
+            max,
+            present,
+            under,
+        } = self;
+        CmaMetrics {
+            present,
+            total_delay: total,
+            avg_delay: if present > 0 {
+                total / present as f64
+            } else {
+                0.0
+            },
+            max_delay: max,
+            loads,
+            threshold,
+            under_threshold: under,
+            share_under_threshold: if present > 0 {
+                under as f64 / present as f64
+            } else {
+                1.0
+            },
+        }
+    }
+}
+
+/// Tallies loads and delays of the in-range pairs; out-of-range ones are
+/// reported (the first five, then a count).
+fn tally_assignment(
+    inst: &CmaInstance,
+    pairs: impl Iterator<Item = (usize, usize)>,
+    threshold: f64,
+    violations: &mut Vec<String>,
+) -> Tally {
+    let (n, k) = (inst.clients(), inst.mirrors());
     let mut loads = vec![0usize; k];
     let (mut total, mut max, mut present, mut under) = (0.0, 0.0f64, 0usize, 0usize);
     let mut bad_index = 0usize;
@@ -112,6 +168,17 @@ fn evaluate_iter(
     if bad_index > 5 {
         violations.push(format!("… {} bad mirror indices in all", bad_index));
     }
+    Tally {
+        loads,
+        total,
+        max,
+        present,
+        under,
+    }
+}
+
+/// A violation per mirror with more clients than its capacity.
+fn push_capacity_violations(inst: &CmaInstance, loads: &[usize], violations: &mut Vec<String>) {
     for (j, (&l, &c)) in loads.iter().zip(&inst.capacity).enumerate() {
         if l > c {
             violations.push(format!(
@@ -119,28 +186,6 @@ fn evaluate_iter(
                 inst.mirror_label(j)
             ));
         }
-    }
-    let metrics = CmaMetrics {
-        present,
-        total_delay: total,
-        avg_delay: if present > 0 {
-            total / present as f64
-        } else {
-            0.0
-        },
-        max_delay: max,
-        loads,
-        threshold,
-        under_threshold: under,
-        share_under_threshold: if present > 0 {
-            under as f64 / present as f64
-        } else {
-            1.0
-        },
-    };
-    CmaEvaluation {
-        metrics,
-        violations,
     }
 }
 

@@ -221,68 +221,79 @@ fn flow_search(
     init: Vec<f64>,
 ) -> (Search, Option<usize>) {
     let k = g.instance().mirrors();
-    let mut dist = init;
-    let mut pred = vec![u32::MAX; k + 1];
+    let mut s = Search {
+        dist: init,
+        pred: vec![u32::MAX; k + 1],
+        reached: false,
+    };
     let mut done = vec![false; k + 1];
     let active: Vec<usize> = g.active().to_vec();
     loop {
-        let mut best = (f64::INFINITY, usize::MAX);
-        for v in active.iter().copied().chain(std::iter::once(k)) {
-            if !done[v] && dist[v] < best.0 {
-                best = (dist[v], v);
-            }
-        }
-        let (du, u) = best;
+        let (du, u) = closest_unsettled(&active, k, &done, &s.dist);
         if u == usize::MAX {
-            return (
-                Search {
-                    dist,
-                    pred,
-                    reached: false,
-                },
-                None,
-            );
+            return (s, None);
         }
         done[u] = true;
         if e[u] < 0 {
-            return (
-                Search {
-                    dist,
-                    pred,
-                    reached: true,
-                },
-                Some(u),
-            );
+            s.reached = true;
+            return (s, Some(u));
         }
-        let pot = g.potentials().to_vec();
-        let mut relax = |v: usize, red: f64| {
-            let d = du + red.max(0.0);
-            if !done[v] && d < dist[v] {
-                dist[v] = d;
-                pred[v] = u as u32;
+        relax_out_arcs(g, x, &active, (u, du), &mut s, &done);
+    }
+}
+
+/// The unsettled node (an active mirror or the sink `k`) with the smallest
+/// distance, with that distance; `(∞, usize::MAX)` when none is reachable.
+fn closest_unsettled(active: &[usize], k: usize, done: &[bool], dist: &[f64]) -> (f64, usize) {
+    let mut best = (f64::INFINITY, usize::MAX);
+    for v in active.iter().copied().chain(std::iter::once(k)) {
+        if !done[v] && dist[v] < best.0 {
+            best = (dist[v], v);
+        }
+    }
+    best
+}
+
+/// Relaxes the residual arcs out of the settled node `u` (at distance `du`):
+/// from the sink to mirrors with clients of `x`, from a loaded mirror to the
+/// other active mirrors, and from a mirror below capacity to the sink.
+fn relax_out_arcs(
+    g: &mut MoveGraph<'_>,
+    x: &[usize],
+    active: &[usize],
+    (u, du): (usize, f64),
+    s: &mut Search,
+    done: &[bool],
+) {
+    let k = g.instance().mirrors();
+    let pot = g.potentials().to_vec();
+    let mut relax = |v: usize, red: f64| {
+        let d = du + red.max(0.0);
+        if !done[v] && d < s.dist[v] {
+            s.dist[v] = d;
+            s.pred[v] = u as u32;
+        }
+    };
+    if u == k {
+        for &v in active {
+            if x[v] > 0 {
+                relax(v, pot[k] - pot[v]);
             }
-        };
-        if u == k {
-            for &v in &active {
-                if x[v] > 0 {
-                    relax(v, pot[k] - pot[v]);
+        }
+        return;
+    }
+    if g.load(u) > 0 {
+        for &v in active {
+            if v != u {
+                let c = g.arc_cost(u, v);
+                if c.is_finite() {
+                    relax(v, c + pot[u] - pot[v]);
                 }
             }
-            continue;
         }
-        if g.load(u) > 0 {
-            for &v in &active {
-                if v != u {
-                    let c = g.arc_cost(u, v);
-                    if c.is_finite() {
-                        relax(v, c + pot[u] - pot[v]);
-                    }
-                }
-            }
-        }
-        if x[u] < g.capacity(u) {
-            relax(k, pot[u] - pot[k]);
-        }
+    }
+    if x[u] < g.capacity(u) {
+        relax(k, pot[u] - pot[k]);
     }
 }
 

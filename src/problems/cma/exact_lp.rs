@@ -32,17 +32,8 @@ const CLOCK_EVERY: usize = 4096;
 /// the model too; above [`LP_MAX_CELLS`] the engine refuses.
 pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usize>> {
     let (n, k) = (inst.clients(), inst.mirrors());
-    let cap = opts.count(&LP_MAX_CELLS);
-    let cells = (n as u64).saturating_mul(k as u64);
-    if cells > cap {
-        return Outcome::failed(
-            FailureReason::Refused,
-            format!(
-                "refused: {n} × {k} = {cells} cells is above --lp-max-cells {cap} (about {:.1} GB); \
-                 exact-flow solves it exactly",
-                cells as f64 * 450e-9
-            ),
-        );
+    if let Some(refused) = refuse_above_cell_limit(n, k, opts) {
+        return refused;
     }
     let deadline = Deadline::new(opts.time_limit);
     let mut b = MipBuilder::new();
@@ -52,21 +43,9 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
     let objective: Expression = (0..n * k)
         .map(|p| inst.delay(p / k, p % k) * cols[p].var)
         .sum();
-    let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
-    for i in 0..n {
-        if i % CLOCK_EVERY == 0 && deadline.passed() {
-            return building_timed_out();
-        }
-        let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
-        constraints.push(row.eq(1.0));
-    }
-    for j in 0..k {
-        if deadline.passed() {
-            return building_timed_out();
-        }
-        let col: Expression = (0..n).map(|i| cols[i * k + j].var).sum();
-        constraints.push(col.leq(inst.capacity[j] as f64));
-    }
+    let Some(constraints) = build_constraints(inst, &cols, &deadline) else {
+        return building_timed_out();
+    };
     let settings = MipSettings {
         time_limit: deadline.remaining(),
         seed: opts.seed,
@@ -85,6 +64,61 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
     let Some(values) = r.values else {
         return out;
     };
+    let (assign, fractional) = round_to_largest(&values, n, k);
+    if fractional > 0 {
+        out.message = Some(format!(
+            "{fractional} clients have fractional LP values; rounded to their largest"
+        ));
+        if out.status == Status::Optimal {
+            out.status = Status::Feasible;
+        }
+    }
+    out.solution = Some(assign);
+    out
+}
+
+/// The refusal when n × k is above `--lp-max-cells`, `None` otherwise.
+fn refuse_above_cell_limit(n: usize, k: usize, opts: &SolveOptions) -> Option<Outcome<Vec<usize>>> {
+    let cap = opts.count(&LP_MAX_CELLS);
+    let cells = (n as u64).saturating_mul(k as u64);
+    if cells > cap {
+        return Some(Outcome::failed(
+            FailureReason::Refused,
+            format!(
+                "refused: {n} × {k} = {cells} cells is above --lp-max-cells {cap} (about {:.1} GB); \
+                 exact-flow solves it exactly",
+                cells as f64 * 450e-9
+            ),
+        ));
+    }
+    None
+}
+
+/// One row per client (`Σ_j x_ij = 1`) and one per mirror (`Σ_i x_ij <=
+/// C_j`); `None` when the deadline passes while building them.
+fn build_constraints(inst: &CmaInstance, cols: &[Col], deadline: &Deadline) -> Option<Vec<Constraint>> {
+    let (n, k) = (inst.clients(), inst.mirrors());
+    let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
+    for i in 0..n {
+        if i % CLOCK_EVERY == 0 && deadline.passed() {
+            return None;
+        }
+        let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
+        constraints.push(row.eq(1.0));
+    }
+    for j in 0..k {
+        if deadline.passed() {
+            return None;
+        }
+        let col: Expression = (0..n).map(|i| cols[i * k + j].var).sum();
+        constraints.push(col.leq(inst.capacity[j] as f64));
+    }
+    Some(constraints)
+}
+
+/// Each client's mirror with the largest LP value (the first on ties), and
+/// how many clients had no value at 1.
+fn round_to_largest(values: &[f64], n: usize, k: usize) -> (Vec<usize>, usize) {
     let mut assign = Vec::with_capacity(n);
     let mut fractional = 0usize;
     for i in 0..n {
@@ -104,16 +138,7 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
         }
         assign.push(best);
     }
-    if fractional > 0 {
-        out.message = Some(format!(
-            "{fractional} clients have fractional LP values; rounded to their largest"
-        ));
-        if out.status == Status::Optimal {
-            out.status = Status::Feasible;
-        }
-    }
-    out.solution = Some(assign);
-    out
+    (assign, fractional)
 }
 
 /// A wall-clock deadline from an optional time limit.

@@ -105,6 +105,33 @@ fn parse_cma_named(text: &str, file: &str, base: &Path, default_name: &str) -> R
 }
 
 fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
+    check_header(&raw, file)?;
+    let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
+    let (n, flat) = read_delays(&raw.delay, file, base, k)?;
+    let (capacity, resources) = read_capacity_or_resources(&raw.capacity, raw.resources, k, n, file)?;
+    let mut inst = CmaInstance::new(
+        raw.name.unwrap_or_else(|| default_name.into()),
+        capacity,
+        flat,
+    )
+    .map_err(|e| relabel(e, file))?;
+    inst.resources = resources;
+    inst.mirror_names = mirror_names;
+    inst.source = raw.source;
+    if let Some(names) = raw.clients {
+        inst.client_names = Some(check_client_names(names, n, file)?);
+    }
+    if let Some(s) = &raw.start {
+        inst.start = Some(read_start(s, &inst, file)?);
+    }
+    if let Some(ev) = &raw.events {
+        inst.events = Some(read_events(ev, &inst, file)?);
+    }
+    Ok(inst)
+}
+
+/// `problem` must be "cma" and `version` 1.
+fn check_header(raw: &CmaFile, file: &str) -> Result<()> {
     if raw.problem != "cma" {
         return Err(Error::input(
             file,
@@ -119,12 +146,17 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
             format!("version {} is not supported (1 is)", raw.version),
         ));
     }
-    let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
+    Ok(())
+}
+
+/// Reads the `delay` matrix (n rows of k values, none null) and returns
+/// n with the row-major n × k delays.
+fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usize, Vec<f64>)> {
     let src = MatrixSource {
         file,
         base_dir: base,
     };
-    let matrix = read_matrix_shaped(&raw.delay, "delay", &src, None, k)?;
+    let matrix = read_matrix_shaped(delay, "delay", &src, None, k)?;
     let n = matrix.len();
     if n == 0 {
         return Err(Error::input(
@@ -164,49 +196,45 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
             }
         }
     }
-    let (capacity, resources) = match (&raw.capacity, raw.resources) {
-        (Some(c), None) => (read_capacity(c, k, file)?, None),
+    Ok((n, flat))
+}
+
+/// Exactly one of `capacity` or `resources`; resources also give the
+/// per-mirror capacities for n clients.
+fn read_capacity_or_resources(
+    capacity: &Option<Value>,
+    resources: Option<ResourcesFile>,
+    k: usize,
+    n: usize,
+    file: &str,
+) -> Result<(Vec<usize>, Option<CmaResources>)> {
+    match (capacity, resources) {
+        (Some(c), None) => Ok((read_capacity(c, k, file)?, None)),
         (None, Some(r)) => {
             let r = read_resources(r, k, file)?;
-            (r.capacities(n), Some(r))
+            Ok((r.capacities(n), Some(r)))
         }
-        _ => {
-            return Err(Error::input(
-                file,
-                "capacity",
-                "give exactly one of capacity or resources",
-            ))
-        }
-    };
-    let mut inst = CmaInstance::new(
-        raw.name.unwrap_or_else(|| default_name.into()),
-        capacity,
-        flat,
-    )
-    .map_err(|e| relabel(e, file))?;
-    inst.resources = resources;
-    inst.mirror_names = mirror_names;
-    inst.source = raw.source;
-    if let Some(names) = raw.clients {
-        if names.len() != n {
-            return Err(Error::input(
-                file,
-                "clients",
-                format!(
-                    "has {} names, expected {n} (one per delay row)",
-                    names.len()
-                ),
-            ));
-        }
-        inst.client_names = Some(names);
+        _ => Err(Error::input(
+            file,
+            "capacity",
+            "give exactly one of capacity or resources",
+        )),
     }
-    if let Some(s) = &raw.start {
-        inst.start = Some(read_start(s, &inst, file)?);
+}
+
+/// `clients`, when given, names every delay row.
+fn check_client_names(names: Vec<String>, n: usize, file: &str) -> Result<Vec<String>> {
+    if names.len() != n {
+        return Err(Error::input(
+            file,
+            "clients",
+            format!(
+                "has {} names, expected {n} (one per delay row)",
+                names.len()
+            ),
+        ));
     }
-    if let Some(ev) = &raw.events {
-        inst.events = Some(read_events(ev, &inst, file)?);
-    }
-    Ok(inst)
+    Ok(names)
 }
 
 fn read_capacity(v: &Value, k: usize, file: &str) -> Result<Vec<usize>> {

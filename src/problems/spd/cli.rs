@@ -11,7 +11,7 @@ use crate::problems::spd::gen::{
     generate_from_matrix, generate_paper_spd, MatrixSpdParams, PaperSpdParams,
 };
 use crate::problems::spd::file::{to_file, write_spd_file};
-use crate::problems::spd::model::CommModel;
+use crate::problems::spd::model::{CommModel, SpdInstance};
 use std::path::PathBuf;
 
 /// The commands the SPD family adds.
@@ -110,14 +110,7 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
     let clients: Vec<usize> = parse_list(&args.clients, "clients")?;
     let factors: Vec<f64> = parse_list(&args.factor, "factor")?;
     let models = parse_models(&args.model)?;
-    // Every cell of the grid is checked before anything is written.
-    for &n in &servers {
-        for &m in &clients {
-            for &f in &factors {
-                crate::problems::spd::gen::check_gen_spd_params(n, m, f)?;
-            }
-        }
-    }
+    check_gen_grid(&servers, &clients, &factors)?;
     let matrix = match &args.from_matrix {
         Some(p) => Some(crate::net::matrix::read_measured_matrix(p)?),
         None => None,
@@ -130,48 +123,9 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
                 for &f in &factors {
                     for i in 0..args.count {
                         let seed = args.seed + i;
-                        let inst = match (&matrix, &args.from_matrix) {
-                            (Some(mx), Some(path)) => {
-                                let p = MatrixSpdParams {
-                                    servers: n,
-                                    clients: m,
-                                    model,
-                                    bound_factor: f,
-                                    link_scale: 0.7,
-                                    unit_scale: args.unit_scale,
-                                };
-                                let label = path
-                                    .file_name()
-                                    .map(|s| s.to_string_lossy().to_lowercase())
-                                    .unwrap_or_else(|| "matrix".into());
-                                generate_from_matrix(mx, &p, seed, &label)?
-                            }
-                            _ => {
-                                let p = PaperSpdParams {
-                                    servers: n,
-                                    clients: m,
-                                    model,
-                                    bound_factor: f,
-                                    ..Default::default()
-                                };
-                                generate_paper_spd(&p, seed)?
-                            }
-                        };
+                        let inst = generate_gen_instance(args, &matrix, n, m, model, f, seed)?;
                         let mut file = to_file(&inst);
-                        file.source =
-                            Some(
-                                args.source
-                                    .clone()
-                                    .unwrap_or_else(|| match &args.from_matrix {
-                                        Some(p) => format!(
-                                            "serverpick gen spd --from-matrix {} --seed {seed}",
-                                            p.display()
-                                        ),
-                                        None => format!(
-                                    "serverpick gen spd (seed 001 §IV generator) --seed {seed}"
-                                ),
-                                    }),
-                            );
+                        file.source = Some(gen_source(args, seed));
                         let path = args.out.join(format!("{}.json", inst.name));
                         write_spd_file(&path, &file)?;
                         written.push(path);
@@ -186,6 +140,72 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
         args.out.display()
     );
     Ok(written)
+}
+
+/// Every cell of the grid is checked before anything is written.
+fn check_gen_grid(servers: &[usize], clients: &[usize], factors: &[f64]) -> Result<()> {
+    for &n in servers {
+        for &m in clients {
+            for &f in factors {
+                crate::problems::spd::gen::check_gen_spd_params(n, m, f)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One instance of the grid: from the measured matrix when one was given,
+/// otherwise from the paper's generator.
+fn generate_gen_instance(
+    args: &GenSpdArgs,
+    matrix: &Option<Vec<Vec<f64>>>,
+    n: usize,
+    m: usize,
+    model: CommModel,
+    f: f64,
+    seed: u64,
+) -> Result<SpdInstance> {
+    match (matrix, &args.from_matrix) {
+        (Some(mx), Some(path)) => {
+            let p = MatrixSpdParams {
+                servers: n,
+                clients: m,
+                model,
+                bound_factor: f,
+                link_scale: 0.7,
+                unit_scale: args.unit_scale,
+            };
+            let label = path
+                .file_name()
+                .map(|s| s.to_string_lossy().to_lowercase())
+                .unwrap_or_else(|| "matrix".into());
+            generate_from_matrix(mx, &p, seed, &label)
+        }
+        _ => {
+            let p = PaperSpdParams {
+                servers: n,
+                clients: m,
+                model,
+                bound_factor: f,
+                ..Default::default()
+            };
+            generate_paper_spd(&p, seed)
+        }
+    }
+}
+
+/// The `source` field of a generated file: `--source` if given, otherwise
+/// the command that regenerates it.
+fn gen_source(args: &GenSpdArgs, seed: u64) -> String {
+    args.source
+        .clone()
+        .unwrap_or_else(|| match &args.from_matrix {
+            Some(p) => format!(
+                "serverpick gen spd --from-matrix {} --seed {seed}",
+                p.display()
+            ),
+            None => format!("serverpick gen spd (seed 001 §IV generator) --seed {seed}"),
+        })
 }
 
 /// `serverpick repro spd`.

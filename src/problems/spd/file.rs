@@ -94,66 +94,12 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
     // per server) before anything of size n² is allocated.
     let access = read_matrix_shaped(&raw.access, "access", &src, None, n)?;
     check_access(&access, n, file)?;
-    if n > MAX_SERVERS {
-        return Err(Error::input(
-            file,
-            "servers",
-            format!("{n} servers are more than the limit of {MAX_SERVERS} (the network keeps n × n tables)"),
-        ));
-    }
-    let network = match (&raw.links, &raw.server_latency) {
-        (Some(links), None) => ServerNetwork::new(n, &read_links(links, n, file)?),
-        (None, Some(m)) => {
-            let matrix = read_matrix_shaped(m, "server_latency", &src, Some(n), n)?;
-            check_server_matrix(&matrix, n, file)?;
-            ServerNetwork::from_matrix(&matrix)
-        }
-        _ => {
-            return Err(Error::input(
-                file,
-                "links",
-                "give exactly one of links or server_latency",
-            ))
-        }
-    };
+    check_server_limit(n, file)?;
+    let network = read_network(&raw, &src, n, file)?;
     if let Some(names) = &raw.clients {
-        if names.len() != access.len() {
-            return Err(Error::input(
-                file,
-                "clients",
-                format!(
-                    "has {} names, expected {} (one per access row)",
-                    names.len(),
-                    access.len()
-                ),
-            ));
-        }
+        check_client_names(names, access.len(), file)?;
     }
-    let bound = match (raw.bound, raw.bound_factor) {
-        (Some(mu), None) if mu.is_finite() && mu >= 0.0 => BoundSpec::Absolute(mu),
-        (Some(mu), None) => {
-            return Err(Error::input(
-                file,
-                "bound",
-                format!("{mu} is not a finite latency >= 0"),
-            ))
-        }
-        (None, Some(f)) if f.is_finite() && f > 0.0 => BoundSpec::Factor(f),
-        (None, Some(f)) => {
-            return Err(Error::input(
-                file,
-                "bound_factor",
-                format!("{f} is not a positive factor"),
-            ))
-        }
-        _ => {
-            return Err(Error::input(
-                file,
-                "bound",
-                "give exactly one of bound or bound_factor",
-            ))
-        }
-    };
+    let bound = read_bound(raw.bound, raw.bound_factor, file)?;
     let mut inst = SpdInstance::new(
         raw.name.unwrap_or_else(|| default_name.to_string()),
         raw.model,
@@ -177,6 +123,80 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
         inst.start = Some(start);
     }
     Ok(inst)
+}
+
+/// At most [`MAX_SERVERS`] servers.
+fn check_server_limit(n: usize, file: &str) -> Result<()> {
+    if n > MAX_SERVERS {
+        return Err(Error::input(
+            file,
+            "servers",
+            format!("{n} servers are more than the limit of {MAX_SERVERS} (the network keeps n × n tables)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The server network from exactly one of `links` or `server_latency`.
+fn read_network(
+    raw: &SpdFile,
+    src: &MatrixSource<'_>,
+    n: usize,
+    file: &str,
+) -> Result<ServerNetwork> {
+    match (&raw.links, &raw.server_latency) {
+        (Some(links), None) => Ok(ServerNetwork::new(n, &read_links(links, n, file)?)),
+        (None, Some(m)) => {
+            let matrix = read_matrix_shaped(m, "server_latency", src, Some(n), n)?;
+            check_server_matrix(&matrix, n, file)?;
+            Ok(ServerNetwork::from_matrix(&matrix))
+        }
+        _ => Err(Error::input(
+            file,
+            "links",
+            "give exactly one of links or server_latency",
+        )),
+    }
+}
+
+/// `clients`, when given, names every access row.
+fn check_client_names(names: &[String], rows: usize, file: &str) -> Result<()> {
+    if names.len() != rows {
+        return Err(Error::input(
+            file,
+            "clients",
+            format!(
+                "has {} names, expected {} (one per access row)",
+                names.len(),
+                rows
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Exactly one of `bound` (a finite latency >= 0) or `bound_factor` (a
+/// positive factor).
+fn read_bound(bound: Option<f64>, bound_factor: Option<f64>, file: &str) -> Result<BoundSpec> {
+    match (bound, bound_factor) {
+        (Some(mu), None) if mu.is_finite() && mu >= 0.0 => Ok(BoundSpec::Absolute(mu)),
+        (Some(mu), None) => Err(Error::input(
+            file,
+            "bound",
+            format!("{mu} is not a finite latency >= 0"),
+        )),
+        (None, Some(f)) if f.is_finite() && f > 0.0 => Ok(BoundSpec::Factor(f)),
+        (None, Some(f)) => Err(Error::input(
+            file,
+            "bound_factor",
+            format!("{f} is not a positive factor"),
+        )),
+        _ => Err(Error::input(
+            file,
+            "bound",
+            "give exactly one of bound or bound_factor",
+        )),
+    }
 }
 
 fn read_links(v: &Value, n: usize, file: &str) -> Result<Vec<(usize, usize, f64)>> {

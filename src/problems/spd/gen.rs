@@ -266,56 +266,16 @@ pub fn generate_from_matrix(
     seed: u64,
     label: &str,
 ) -> Result<SpdInstance> {
-    check_gen_spd_params(p.servers, p.clients, p.bound_factor)?;
-    if !(p.unit_scale.is_finite() && p.unit_scale > 0.0) {
-        return Err(Error::Usage(format!(
-            "--unit-scale {}: must be a finite number > 0",
-            p.unit_scale
-        )));
-    }
-    let total = matrix.len();
-    if p.servers == 0 || p.clients == 0 || p.servers + p.clients > total {
-        return Err(Error::Usage(format!(
-            "cannot pick {} servers and {} clients from a matrix of {total} nodes",
-            p.servers, p.clients
-        )));
-    }
+    check_matrix_params(matrix.len(), p)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut nodes: Vec<usize> = (0..total).collect();
+    let mut nodes: Vec<usize> = (0..matrix.len()).collect();
     nodes.shuffle(&mut rng);
     let (srv, cli) = (
         &nodes[..p.servers],
         &nodes[p.servers..p.servers + p.clients],
     );
-    let value = |a: usize, b: usize| {
-        let v = matrix[a][b];
-        (v.is_finite() && v > 0.0).then_some(v * p.unit_scale)
-    };
-    let mut links = Vec::new();
-    for (i, &a) in srv.iter().enumerate() {
-        for (j, &b) in srv.iter().enumerate().skip(i + 1) {
-            let w = match (value(a, b), value(b, a)) {
-                (Some(x), Some(y)) => Some((x + y) / 2.0),
-                (x, y) => x.or(y),
-            };
-            if let Some(w) = w {
-                links.push((i, j, round3(w * p.link_scale)));
-            }
-        }
-    }
-    let access: Vec<Vec<Option<f64>>> = cli
-        .iter()
-        .map(|&c| srv.iter().map(|&s| value(c, s).map(round3)).collect())
-        .collect();
-    if let Some(c) = access
-        .iter()
-        .position(|row| row.iter().all(Option::is_none))
-    {
-        return Err(Error::Usage(format!(
-            "picked client node {} has no measured latency to any picked server; try another seed",
-            cli[c]
-        )));
-    }
+    let links = server_links(matrix, srv, p);
+    let access = client_access(matrix, srv, cli, p.unit_scale)?;
     let net = ServerNetwork::new(p.servers, &links);
     let name = format!(
         "{label}-{}-{}s-{}c-f{}-s{seed}",
@@ -331,6 +291,79 @@ pub fn generate_from_matrix(
     inst.server_names = Some(srv.iter().map(|i| format!("node{i}")).collect());
     inst.client_names = Some(cli.iter().map(|i| format!("node{i}")).collect());
     Ok(inst)
+}
+
+/// The grid parameters, `--unit-scale`, and that the matrix's `total` nodes
+/// are enough for the servers and clients.
+fn check_matrix_params(total: usize, p: &MatrixSpdParams) -> Result<()> {
+    check_gen_spd_params(p.servers, p.clients, p.bound_factor)?;
+    if !(p.unit_scale.is_finite() && p.unit_scale > 0.0) {
+        return Err(Error::Usage(format!(
+            "--unit-scale {}: must be a finite number > 0",
+            p.unit_scale
+        )));
+    }
+    if p.servers == 0 || p.clients == 0 || p.servers + p.clients > total {
+        return Err(Error::Usage(format!(
+            "cannot pick {} servers and {} clients from a matrix of {total} nodes",
+            p.servers, p.clients
+        )));
+    }
+    Ok(())
+}
+
+/// The measured latency from node `a` to node `b` in ms, `None` when missing
+/// (not finite or not positive).
+fn measured(matrix: &[Vec<f64>], unit_scale: f64, a: usize, b: usize) -> Option<f64> {
+    let v = matrix[a][b];
+    (v.is_finite() && v > 0.0).then_some(v * unit_scale)
+}
+
+/// A link between every pair of picked servers with a measurement in either
+/// direction (the mean of both when both exist), scaled by `link_scale`.
+fn server_links(matrix: &[Vec<f64>], srv: &[usize], p: &MatrixSpdParams) -> Vec<(usize, usize, f64)> {
+    let value = |a: usize, b: usize| measured(matrix, p.unit_scale, a, b);
+    let mut links = Vec::new();
+    for (i, &a) in srv.iter().enumerate() {
+        for (j, &b) in srv.iter().enumerate().skip(i + 1) {
+            let w = match (value(a, b), value(b, a)) {
+                (Some(x), Some(y)) => Some((x + y) / 2.0),
+                (x, y) => x.or(y),
+            };
+            if let Some(w) = w {
+                links.push((i, j, round3(w * p.link_scale)));
+            }
+        }
+    }
+    links
+}
+
+/// Client-to-server access latencies; an error when a picked client reaches
+/// no picked server.
+fn client_access(
+    matrix: &[Vec<f64>],
+    srv: &[usize],
+    cli: &[usize],
+    unit_scale: f64,
+) -> Result<Vec<Vec<Option<f64>>>> {
+    let access: Vec<Vec<Option<f64>>> = cli
+        .iter()
+        .map(|&c| {
+            srv.iter()
+                .map(|&s| measured(matrix, unit_scale, c, s).map(round3))
+                .collect()
+        })
+        .collect();
+    if let Some(c) = access
+        .iter()
+        .position(|row| row.iter().all(Option::is_none))
+    {
+        return Err(Error::Usage(format!(
+            "picked client node {} has no measured latency to any picked server; try another seed",
+            cli[c]
+        )));
+    }
+    Ok(access)
 }
 
 #[cfg(test)]

@@ -103,36 +103,7 @@ impl SpdInstance {
                 "at least one server is needed",
             ));
         }
-        if access.is_empty() {
-            return Err(Error::input(
-                "<memory>",
-                "access",
-                "at least one client is needed",
-            ));
-        }
-        let mut flat = Vec::with_capacity(access.len() * n);
-        for (c, row) in access.iter().enumerate() {
-            if row.len() != n {
-                return Err(Error::input(
-                    "<memory>",
-                    format!("access[{c}]"),
-                    format!("has {} values, expected {n} (one per server)", row.len()),
-                ));
-            }
-            for (s, v) in row.iter().enumerate() {
-                match v {
-                    Some(x) if !(x.is_finite() && *x >= 0.0) => {
-                        return Err(Error::input(
-                            "<memory>",
-                            format!("access[{c}][{s}]"),
-                            format!("{x} is not a finite latency >= 0"),
-                        ))
-                    }
-                    Some(x) => flat.push(*x),
-                    None => flat.push(f64::INFINITY),
-                }
-            }
-        }
+        let flat = flatten_access(access, n)?;
         let mut inst = SpdInstance {
             name: name.into(),
             problem: SpdProblem::Spd,
@@ -223,6 +194,42 @@ impl SpdInstance {
         }
         best
     }
+}
+
+/// `access` as one row-major vector, a missing value as `∞`: at least one
+/// client, `n` values per row, each present one a finite latency >= 0.
+fn flatten_access(access: &[Vec<Option<f64>>], n: usize) -> Result<Vec<f64>> {
+    if access.is_empty() {
+        return Err(Error::input(
+            "<memory>",
+            "access",
+            "at least one client is needed",
+        ));
+    }
+    let mut flat = Vec::with_capacity(access.len() * n);
+    for (c, row) in access.iter().enumerate() {
+        if row.len() != n {
+            return Err(Error::input(
+                "<memory>",
+                format!("access[{c}]"),
+                format!("has {} values, expected {n} (one per server)", row.len()),
+            ));
+        }
+        for (s, v) in row.iter().enumerate() {
+            match v {
+                Some(x) if !(x.is_finite() && *x >= 0.0) => {
+                    return Err(Error::input(
+                        "<memory>",
+                        format!("access[{c}][{s}]"),
+                        format!("{x} is not a finite latency >= 0"),
+                    ))
+                }
+                Some(x) => flat.push(*x),
+                None => flat.push(f64::INFINITY),
+            }
+        }
+    }
+    Ok(flat)
 }
 
 /// Seed 001 Fig. 1 with Table I's access latencies (clients a..e × servers
