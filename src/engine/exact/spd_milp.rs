@@ -25,6 +25,10 @@
 //! structure (who may serve whom, which pairs of choices conflict), so the
 //! solver's float tolerances cannot make a claim wrong. Every returned
 //! solution is re-checked by the evaluator in [`run_spd`](crate::engine::run_spd).
+//! Every stage's proof is an infeasibility claim of HiGHS (or a bound); since
+//! HiGHS's MIP presolve has been seen to declare feasible tests infeasible
+//! (issue 10), [`minimise`](super::highs_mip::minimise) accepts `Infeasible`
+//! only when a re-solve without presolve agrees.
 //!
 //! # CS model (per root, [`super::spd_milp_cs`])
 //!
