@@ -9,23 +9,37 @@ use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance};
 /// A random instance: `n` servers on a random connected graph, `m` clients,
 /// integer latencies (so ties happen), bound `f·Γ`.
 pub fn random_spd(n: usize, m: usize, model: CommModel, f: f64, seed: u64) -> SpdInstance {
+    random_spd_in(n, m, model, f, seed, 20, 60)
+}
+
+/// As [`random_spd`], with link latencies in `1..max_link` and access
+/// latencies in `1..max_access` (small ranges give many ties).
+pub fn random_spd_in(
+    n: usize,
+    m: usize,
+    model: CommModel,
+    f: f64,
+    seed: u64,
+    max_link: i32,
+    max_access: i32,
+) -> SpdInstance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut links = Vec::new();
     for v in 1..n {
         let u = rng.random_range(0..v);
-        links.push((u, v, rng.random_range(1..20) as f64));
+        links.push((u, v, f64::from(rng.random_range(1..max_link))));
     }
     for u in 0..n {
         for v in u + 1..n {
             if rng.random::<f64>() < 0.3 {
-                links.push((u, v, rng.random_range(1..20) as f64));
+                links.push((u, v, f64::from(rng.random_range(1..max_link))));
             }
         }
     }
     let access: Vec<Vec<Option<f64>>> = (0..m)
         .map(|_| {
             (0..n)
-                .map(|_| Some(rng.random_range(1..60) as f64))
+                .map(|_| Some(f64::from(rng.random_range(1..max_access))))
                 .collect()
         })
         .collect();

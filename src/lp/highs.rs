@@ -12,7 +12,7 @@ use crate::core::Status;
 use good_lp::solvers::highs::highs;
 use good_lp::variable::VariableDefinition;
 use good_lp::{Constraint, Expression, ProblemVariables, SolverModel, Variable};
-use highs::{HighsModelStatus, HighsSolutionStatus};
+use highs::{HighsModelStatus, HighsSolutionStatus, Model};
 
 /// A model under construction: good_lp variables plus their column numbers
 /// (good_lp keeps a variable's index private; HiGHS columns follow creation
@@ -169,10 +169,32 @@ pub fn minimise(
     if let Some(vals) = start {
         model.set_solution(Some(vals), None, None, None);
     }
-    let solved = match model.try_solve() {
+    let began = std::time::Instant::now();
+    let mut solved = match model.try_solve() {
         Ok(s) => s,
         Err(e) => return MipResult::error(format!("HiGHS failed: {e:?}")),
     };
+    let mut rechecked = false;
+    if solved.status() == HighsModelStatus::Infeasible {
+        // HiGHS's MIP presolve sometimes declares feasible models infeasible
+        // (issue 10: a P2P lexicographic test; cf. ERGO-Code/HiGHS#3090).
+        // An infeasibility claim is what proves a threshold or a host count,
+        // so it is only accepted when the solve without presolve agrees.
+        let mut again = Model::from(solved);
+        let left = settings
+            .time_limit
+            .map(|t| (t - began.elapsed().as_secs_f64()).max(0.0));
+        if again.try_set_option("presolve", "off").is_err()
+            || left.is_some_and(|t| again.try_set_option("time_limit", t).is_err())
+        {
+            return MipResult::error("HiGHS refused the presolve re-check options".into());
+        }
+        solved = match again.try_solve() {
+            Ok(s) => s,
+            Err(e) => return MipResult::error(format!("HiGHS failed: {e:?}")),
+        };
+        rechecked = true;
+    }
     let model_status = solved.status();
     let has_primal = solved.primal_solution_status() == HighsSolutionStatus::Feasible;
     let values = has_primal.then(|| solved.get_solution().columns().to_vec());
@@ -210,7 +232,13 @@ pub fn minimise(
             None
         }),
         gap,
-        message: Some(format!("{model_status:?}")),
+        message: Some(
+            if rechecked && model_status != HighsModelStatus::Infeasible {
+                format!("{model_status:?} (presolve had claimed Infeasible)")
+            } else {
+                format!("{model_status:?}")
+            },
+        ),
     }
 }
 

@@ -4,16 +4,18 @@
 //!
 //! # What `optimal` means
 //!
-//! * `optimal`: the host count `|H|` of the returned solution is **proven
-//!   minimal**. When the lexicographic stages are on, the delay (and, for CS
-//!   and P2P, the variation) are also proven minimal at that host count
-//!   **unless `message` says otherwise**: a stage that hit the deadline is named
-//!   there (e.g. "delay stage not proven: …") and the solution is the best
-//!   one found so far. `bound` = the proven minimum host count.
+//! * `optimal`: the whole objective is proven: the host count `|H|` is
+//!   minimal and, when the lexicographic stages are on (the default), so are
+//!   the delay and then the variation at that host count. `bound` = the
+//!   proven minimum host count. With `--lexicographic false`, `optimal`
+//!   covers the host count alone and the message says so.
+//! * `time_limit` with `bound` = the host count: the host count is proven but
+//!   a lexicographic stage hit the deadline; the message names the proven
+//!   stage and the ones not proven, and the solution is the best found.
 //! * `infeasible`: proven that no solution meets μ (CS: Γ > μ, `message`
 //!   gives Γ; P2P: the host-count MILP is infeasible, or a client has no
 //!   usable server).
-//! * `time_limit`: the deadline ([`SolveOptions::time_limit`], for the whole
+//! * `time_limit` with a lower `bound`: the deadline ([`SolveOptions::time_limit`], for the whole
 //!   run, heuristics included) hit before the host count was proven; the
 //!   best solution found (the heuristics' at least) is returned and `bound` is
 //!   a proven lower bound on `|H|`.
@@ -25,6 +27,10 @@
 //! structure (who may serve whom, which pairs of choices conflict), so the
 //! solver's float tolerances cannot make a claim wrong. Every returned
 //! solution is re-checked by the evaluator in [`run_spd`](crate::problems::spd::engines::run_spd).
+//! Every stage's proof is an infeasibility claim of HiGHS (or a bound); since
+//! HiGHS's MIP presolve has been seen to declare feasible tests infeasible
+//! (issue 10), [`minimise`](crate::lp::highs::minimise) accepts `Infeasible`
+//! only when a re-solve without presolve agrees.
 //!
 //! # CS model (per root, [`cs`])
 //!
@@ -293,6 +299,10 @@ fn finish(
         }
         HostStage::Proven(sc) => {
             let k = sc.metrics.hosts as f64;
+            // `optimal` covers the whole objective: when a lexicographic stage
+            // is not proven the run is `time_limit`, its bound the proven host
+            // count, its message the stages proven and not.
+            let mut status = Status::Optimal;
             let (sol, msg) = match lex {
                 None if lexicographic => (sc.sol, "host count proven minimal".to_string()),
                 None => (
@@ -300,12 +310,18 @@ fn finish(
                     "host count proven minimal (lexicographic stages off)".to_string(),
                 ),
                 Some(l) if l.notes.is_empty() => (l.best.sol, proven_note(model)),
-                Some(l) => (
-                    l.best.sol,
-                    format!("host count proven minimal; {}", l.notes.join("; ")),
-                ),
+                Some(l) => {
+                    status = Status::TimeLimit;
+                    (
+                        l.best.sol,
+                        format!(
+                            "proven stages: hosts (bound {k}); not proven: {}",
+                            l.notes.join("; ")
+                        ),
+                    )
+                }
             };
-            outcome(Status::Optimal, Some(sol), Some(k), &msg)
+            outcome(status, Some(sol), Some(k), &msg)
         }
     }
 }

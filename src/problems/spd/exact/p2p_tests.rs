@@ -147,3 +147,33 @@ fn milp_host_minimum_matches_brute_force() {
         }
     }
 }
+
+/// Issue 10, small: 34 clients of `spd-p2p-40s-200c-lex-variation` (shrunk
+/// while the bug persisted). HiGHS 1.15's presolve declares the test "delay
+/// <= 166.418 with at most 7 hosts" infeasible, yet the stored solution
+/// (6 hosts, delay 163.541) meets it. Fails when `minimise` trusts presolve.
+#[test]
+fn presolve_infeasibility_claims_are_rechecked() {
+    use crate::io::solution_file::read_solution;
+    use crate::problems::spd::file::read_spd;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/regressions");
+    let inst = read_spd(&dir.join("spd-p2p-40s-34c-presolve.json")).expect("the instance reads");
+    let known: SpdSolution =
+        read_solution(&dir.join("spd-p2p-40s-34c-presolve.feasible-solution.json"))
+            .expect("the solution reads");
+    let lim = Limits {
+        mu: inst.bound,
+        hi: 166.418,
+        lo: f64::NEG_INFINITY,
+    };
+    let known = score(&inst, known).expect("the stored solution is feasible");
+    assert!(known.metrics.hosts <= 7 && known.metrics.delay <= lim.hi);
+    let model = P2pModel::new(&inst, lim).expect("every client has a server");
+    let ans = model.solve(Some(7), true, None, &Deadline::new(None));
+    assert_eq!(ans.status, Status::Optimal, "{:?}", ans.message);
+    let found = ans
+        .solution
+        .and_then(|s| score(&inst, s))
+        .expect("a feasible solution");
+    assert!(found.metrics.hosts <= 7 && found.metrics.delay <= lim.hi);
+}
