@@ -126,7 +126,7 @@ pub fn render(inst: &RankInstance, preset: Preset, rows: &[Ranked], play_now: bo
             s.ping.map_or("-".into(), |p| format!("{p:.0}")),
             format!("{:.6}", r.breakdown.score),
         ];
-        for f in &r.breakdown.factors {
+        for f in r.breakdown.factors.iter() {
             row.push(format!("{:.4}{}", f.value, if f.missing { "*" } else { "" }));
         }
         t.push(row);

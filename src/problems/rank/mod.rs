@@ -107,12 +107,12 @@ pub fn run_rank(engine: &str, inst: &RankInstance) -> SolveRecord {
     };
     let mut record = SolveRecord::unsolved(&inst.name, "rank", engine);
     let started = Instant::now();
-    let ranked = rank::rank(inst, preset);
+    let ranked = rank::order_scores(inst, preset);
     record.time_ms = started.elapsed().as_secs_f64() * 1e3;
-    let order: Vec<usize> = ranked.iter().map(|r| r.index).collect();
+    let order: Vec<usize> = ranked.iter().map(|r| r.0).collect();
     let outcome = match ranked.first() {
-        Some(top) if preset == inst.preset => {
-            Outcome::claim(Status::Optimal, order, Some(-top.breakdown.score))
+        Some(&(_, top)) if preset == inst.preset => {
+            Outcome::claim(Status::Optimal, order, Some(-top))
         }
         Some(_) => Outcome::found(order).with_message(format!(
             "ordered by {}, scored under {}",

@@ -19,22 +19,32 @@ pub struct Ranked {
 /// Every server with its breakdown, ordered by score (highest first; ties
 /// in file order).
 pub fn rank(inst: &RankInstance, preset: Preset) -> Vec<Ranked> {
-    let mut out: Vec<Ranked> = inst
+    // sort small (index, score) pairs, then build the breakdowns in order
+    order_scores(inst, preset)
+        .into_iter()
+        .map(|(index, _)| Ranked {
+            index,
+            breakdown: score(preset, &inst.player, &inst.servers[index]),
+        })
+        .collect()
+}
+
+/// The server order alone: `(index, score)`, best first, ties in file
+/// order (the breakdowns are not kept).
+pub fn order_scores(inst: &RankInstance, preset: Preset) -> Vec<(usize, f64)> {
+    let mut out: Vec<(usize, f64)> = inst
         .servers
         .iter()
         .enumerate()
-        .map(|(index, s)| Ranked {
-            index,
-            breakdown: score(preset, &inst.player, s),
-        })
+        .map(|(i, s)| (i, score(preset, &inst.player, s).score))
         .collect();
-    out.sort_by(|a, b| b.breakdown.score.total_cmp(&a.breakdown.score));
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
     out
 }
 
 /// The server order alone (indices, best first).
 pub fn order(inst: &RankInstance, preset: Preset) -> Vec<usize> {
-    rank(inst, preset).into_iter().map(|r| r.index).collect()
+    order_scores(inst, preset).into_iter().map(|(i, _)| i).collect()
 }
 
 /// "Play now": the best-scoring joinable server (joinable is a filter

@@ -138,18 +138,48 @@ pub struct Factor {
     pub missing: bool,
 }
 
+/// Up to `N` factors, inline (a breakdown allocates nothing).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Factors<const N: usize> {
+    items: [Factor; N],
+    len: usize,
+}
+
+impl<const N: usize> Factors<N> {
+    /// The first `N` of `fs`.
+    pub fn new(fs: &[Factor]) -> Self {
+        let mut items = [f("", 0.0); N];
+        let len = fs.len().min(N);
+        items[..len].copy_from_slice(&fs[..len]);
+        Factors { items, len }
+    }
+}
+
+impl<const N: usize> std::ops::Deref for Factors<N> {
+    type Target = [Factor];
+    fn deref(&self) -> &[Factor] {
+        &self.items[..self.len]
+    }
+}
+
+impl<const N: usize> Serialize for Factors<N> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(ser)
+    }
+}
+
 /// A score with every factor that makes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Breakdown {
     /// The score.
     pub score: f64,
     /// Its factors (products) or terms (sums), in the preset's order.
-    pub factors: Vec<Factor>,
+    pub factors: Factors<8>,
     /// Intermediate values (viability, its derivative, open slots, …).
-    pub details: Vec<Factor>,
+    pub details: Factors<3>,
 }
 
-fn f(name: &'static str, value: f64) -> Factor {
+const fn f(name: &'static str, value: f64) -> Factor {
     Factor {
         name,
         value,
@@ -165,11 +195,11 @@ fn opt(name: &'static str, value: Option<f64>, neutral: f64) -> Factor {
     }
 }
 
-fn product(factors: Vec<Factor>, details: Vec<Factor>) -> Breakdown {
+fn product(factors: &[Factor], details: &[Factor]) -> Breakdown {
     Breakdown {
         score: factors.iter().map(|x| x.value).product(),
-        factors,
-        details,
+        factors: Factors::new(factors),
+        details: Factors::new(details),
     }
 }
 
@@ -225,9 +255,9 @@ fn skill(player: &Player, s: &Server, denom: f64) -> Factor {
     }
 }
 
-fn players_details(s: &Server, slots: f64) -> Vec<Factor> {
+fn players_details(s: &Server, slots: f64) -> [Factor; 3] {
     let p = f64::from(s.players);
-    vec![
+    [
         f("viability", viability(p)),
         f("d_viability", d_viability(p)),
         f("open_slots", (slots - p - 1.0).max(0.0)),
@@ -240,7 +270,7 @@ pub fn seed000(player: &Player, s: &Server) -> Breakdown {
     let p = f64::from(s.players);
     let slots = f64::from(s.max_players);
     product(
-        vec![
+        &[
             f("players", players_score(p, slots, 2.0 / 3.0, 1.0 / 3.0)),
             opt("ping", s.ping.map(|x| ping_logistic(x, 100.0)), 1.0),
             opt("performance", s.perf_score.map(|x| performance(x, 0.2)), 1.0),
@@ -248,7 +278,7 @@ pub fn seed000(player: &Player, s: &Server) -> Breakdown {
             f("joinable", if s.is_joinable() { 1.0 } else { 0.05 }),
             f("favorite", if s.favorite { 2.0 } else { 1.0 }),
         ],
-        players_details(s, slots),
+        &players_details(s, slots),
     )
 }
 
@@ -260,7 +290,7 @@ pub fn ns2_v1(player: &Player, s: &Server) -> Breakdown {
     let p = f64::from(s.players);
     let slots = f64::from(s.max_players);
     product(
-        vec![
+        &[
             f("players", players_score(p, slots, 0.66, 0.33)),
             opt("ping", s.ping.map(|x| ping_logistic(x, 100.0)), 1.0),
             opt("performance", s.perf_score.map(|x| performance(x, 0.2)), 1.0),
@@ -268,7 +298,7 @@ pub fn ns2_v1(player: &Player, s: &Server) -> Breakdown {
             f("joinable", if s.is_joinable() { 1.0 } else { 0.05 }),
             f("favorite", if s.favorite { 2.0 } else { 1.0 }),
         ],
-        players_details(s, slots),
+        &players_details(s, slots),
     )
 }
 
@@ -286,7 +316,7 @@ pub fn ns2_v2(player: &Player, s: &Server) -> Breakdown {
     let full = p >= max && !s.favorite;
     let locked = !s.joinable.unwrap_or(true) && !s.favorite;
     product(
-        vec![
+        &[
             f("players", players_score(p, slots, 0.5, 0.5)),
             opt("ping", s.ping.map(|x| ping_logistic(x, 150.0)), 1.0),
             opt("performance", s.perf_score.map(|x| performance(x, 0.2)), 1.0),
@@ -296,7 +326,7 @@ pub fn ns2_v2(player: &Player, s: &Server) -> Breakdown {
             f("empty", if s.players > 0 { 1.0 } else { 0.5 }),
             f("favorite", if s.favorite { 2.0 } else { 1.0 }),
         ],
-        players_details(s, slots),
+        &players_details(s, slots),
     )
 }
 
@@ -362,14 +392,14 @@ pub fn tf2_quickplay(_player: &Player, s: &Server) -> Breakdown {
         codes |= 1 << 15;
     }
     let factors = if codes != 0 {
-        vec![
+        [
             f("players", 0.0),
             f("offset", 0.0),
             f("ping", 0.0),
             f("filter", -f64::from(codes)),
         ]
     } else {
-        vec![
+        [
             f("players", tf2_player_count_score(s.players, s.max_players)),
             f("offset", 6.0),
             opt("ping", s.ping.map(tf2_ping_score), 0.0),
@@ -378,8 +408,8 @@ pub fn tf2_quickplay(_player: &Player, s: &Server) -> Breakdown {
     };
     Breakdown {
         score: factors.iter().map(|x| x.value).sum(),
-        factors,
-        details: Vec::new(),
+        factors: Factors::new(&factors),
+        details: Factors::new(&[]),
     }
 }
 
