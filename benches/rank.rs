@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serverpick::problems::rank::model::{Player, RankInstance, Server};
-use serverpick::problems::rank::rank::{order_scores, play_now, rank};
+use serverpick::problems::rank::ranking::{order_scores, play_now, rank};
 use serverpick::problems::rank::score::Preset;
 use std::time::Duration;
 

@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use serverpick::problems::rank::eval::evaluate_order;
 use serverpick::problems::rank::file::parse_rank;
 use serverpick::problems::rank::model::{Player, RankInstance, Server};
-use serverpick::problems::rank::rank::{order, play_now, rank};
+use serverpick::problems::rank::ranking::{order, play_now, rank};
 use serverpick::problems::rank::score::{self, *};
 use serverpick::Error;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! input or usage.
 
 use super::model::RankInstance;
-use super::rank::{play_now, rank, Ranked};
+use super::ranking::{play_now, rank, Ranked};
 use super::score::{Combine, Preset};
 use crate::core::registry::read_instance;
 use crate::core::table::Table;

@@ -2,7 +2,7 @@
 //!
 //! - [`model`]: one player, many servers; [`file`]: the rank input
 //!   (formats.md "Rank input"); [`score`]: THE score, every factor of every
-//!   preset with its source; [`rank`]: the ranking and "play now";
+//!   preset with its source; [`ranking`]: the ranking and "play now";
 //!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`.
 //! - Through the family interface (`solve`, `eval`, `bench`): one engine per
 //!   preset, `rank-<preset>`, whose solution is its ordering
@@ -18,7 +18,7 @@ pub mod cli;
 pub mod eval;
 pub mod file;
 pub mod model;
-pub mod rank;
+pub mod ranking;
 pub mod score;
 
 use crate::core::table::{short, Table};
@@ -107,7 +107,7 @@ pub fn run_rank(engine: &str, inst: &RankInstance) -> SolveRecord {
     };
     let mut record = SolveRecord::unsolved(&inst.name, "rank", engine);
     let started = Instant::now();
-    let ranked = rank::order_scores(inst, preset);
+    let ranked = ranking::order_scores(inst, preset);
     record.time_ms = started.elapsed().as_secs_f64() * 1e3;
     let order: Vec<usize> = ranked.iter().map(|r| r.0).collect();
     let outcome = match ranked.first() {
