@@ -481,3 +481,45 @@ fn solve_and_eval_through_the_family() {
     let e = serverpick(&["eval", file.to_str().unwrap(), sol.to_str().unwrap()]);
     assert_eq!(e.status.code(), Some(1));
 }
+
+#[test]
+fn j_playnow_takes_the_best_ranked_mirror() {
+    use serverpick::problems::cma::join::{j_greedy, j_playnow};
+    use serverpick::problems::cma::model::{CmaInstance, CmaState};
+    // mirror 0: 10 ms, empty, 20 slots; mirror 1: 60 ms, 11 players, 24 slots
+    let rows = vec![vec![10.0, 60.0]; 12];
+    let inst = CmaInstance::from_rows("pn", vec![20, 24], &rows).unwrap();
+    let mut st = CmaState::empty(&inst);
+    for i in 0..11 {
+        st.join(i, 1);
+    }
+    // by hand: 0.0095 · ping(10) = 0.0086 against 0.722 · ping(60) = 0.528
+    let mut greedy = st.clone();
+    assert_eq!(j_greedy(&inst, &mut greedy, 11).unwrap(), 0);
+    assert_eq!(j_playnow(&inst, &mut st, 11).unwrap(), 1);
+    // a full mirror is skipped
+    let inst = CmaInstance::from_rows("full", vec![20, 11], &rows).unwrap();
+    let mut st = CmaState::empty(&inst);
+    for i in 0..11 {
+        st.join(i, 1);
+    }
+    assert_eq!(j_playnow(&inst, &mut st, 11).unwrap(), 0);
+}
+
+#[test]
+fn j_playnow_costs_delay_against_j_sa() {
+    use serverpick::problems::cma::file::read_cma;
+    use serverpick::problems::cma::sim::{simulate, SimOptions};
+    let inst =
+        read_cma(&Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/cma-dynamic-small.json"))
+            .unwrap();
+    let last = |p: &str| {
+        let sim = simulate(&inst, p, &SimOptions::default()).unwrap();
+        sim.records.last().unwrap().total_delay
+    };
+    let (sa, pn) = (last("j-sa/l-sa"), last("j-playnow/l-ignore"));
+    // j-sa/l-sa keeps the optimum; play now's choices cost delay
+    assert!(pn > sa, "j-playnow {pn} vs j-sa {sa}");
+    assert!(last("j-playnow/l-greedy") >= sa - 1e-7);
+    assert!(simulate(&inst, "j-playnow/l-sa", &SimOptions::default()).is_err());
+}
