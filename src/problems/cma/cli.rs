@@ -21,7 +21,7 @@ pub struct SimulateArgs {
     /// A CMA instance file with `events`.
     pub file: PathBuf,
     /// Policy: j-sa/l-sa, j-sa-rebuild/l-sa-rebuild, j-greedy/l-greedy,
-    /// j-greedy/l-ignore or bf.
+    /// j-greedy/l-ignore, bf, j-playnow/l-ignore or j-playnow/l-greedy.
     #[arg(long, default_value = "j-sa/l-sa")]
     pub policy: String,
     /// Write events.csv, events.jsonl and summary.md here (else the summary

@@ -14,6 +14,9 @@
 //! - [`j_sa_rebuild`] — J-SA as published: rebuild `MC`/`MP` in `O(nk)` and
 //!   run the label-correcting loop of Fig. 2 (`O(k³)` worst case).
 //!
+//! - [`j_playnow`] — not from seed 002: the joiner takes the mirror that
+//!   seed 000's "play now" ranks best (problems.md §5), `O(k)`.
+//!
 //! Ties: lower mirror index, then lower client index; a mirror with room
 //! whose direct delay equals the cheapest chain is preferred (Fig. 2).
 
@@ -31,6 +34,41 @@ pub fn j_greedy(inst: &CmaInstance, state: &mut CmaState, i: usize) -> Result<us
         }
     }
     let j = best.ok_or_else(|| no_room(i))?;
+    state.join(i, j);
+    Ok(j)
+}
+
+/// J-playnow (problems.md §5): puts `i` on the mirror with room that seed
+/// 000's score ranks best, each mirror seen as a server with ping = its
+/// delay to `i`, players = its load, max players = its capacity (no
+/// performance, skill or favourite: those factors are 1); the lower index
+/// among equal scores. Returns the mirror. `O(k)`.
+pub fn j_playnow(inst: &CmaInstance, state: &mut CmaState, i: usize) -> Result<usize> {
+    use crate::problems::rank::model::{Player, Server};
+    use crate::problems::rank::score::seed000;
+    let player = Player::default();
+    let mut best: Option<(usize, f64)> = None;
+    for (j, &d) in inst.row(i).iter().enumerate() {
+        let (load, cap) = (state.loads()[j], inst.capacity[j]);
+        if load >= cap {
+            continue;
+        }
+        let mirror = Server {
+            name: String::new(),
+            players: u32::try_from(load).unwrap_or(u32::MAX),
+            max_players: u32::try_from(cap).unwrap_or(u32::MAX),
+            ping: Some(d),
+            perf_score: None,
+            skill: None,
+            joinable: None,
+            favorite: false,
+        };
+        let score = seed000(&player, &mirror).score;
+        if best.is_none_or(|(_, b)| score > b) {
+            best = Some((j, score));
+        }
+    }
+    let (j, _) = best.ok_or_else(|| no_room(i))?;
     state.join(i, j);
     Ok(j)
 }

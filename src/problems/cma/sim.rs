@@ -5,7 +5,8 @@
 //! Policies: `j-sa/l-sa` (incremental), `j-sa-rebuild/l-sa-rebuild` (the
 //! paper's `O(nk)` rebuild), `j-greedy/l-greedy`, `j-greedy/l-ignore`, `bf`
 //! (re-solve with `exact-flow` after every event; transfers = clients whose
-//! mirror changed). J-SA and L-SA need an optimal state (paper §3.2), so they
+//! mirror changed), and `j-playnow/l-ignore` or `j-playnow/l-greedy` (the
+//! joiner takes seed 000's best-ranked mirror, problems.md §5). J-SA and L-SA need an optimal state (paper §3.2), so they
 //! are refused with a non-optimal partner or a non-optimal `start`.
 //! `time_us` is the policy's own time per event (the evaluator is not timed).
 
@@ -27,6 +28,8 @@ pub enum JoinAlg {
     Sa,
     /// J-SA with the paper's `MC`/`MP` rebuild.
     SaRebuild,
+    /// J-playnow: seed 000's best-ranked mirror (problems.md §5).
+    PlayNow,
 }
 
 /// A leave algorithm.
@@ -52,12 +55,13 @@ pub enum Policy {
 }
 
 /// The policies of the paper plus the rebuild pair, as the CLI spells them.
-pub const POLICY_NAMES: [&str; 5] = [
+pub const POLICY_NAMES: [&str; 6] = [
     "j-sa/l-sa",
     "j-sa-rebuild/l-sa-rebuild",
     "j-greedy/l-greedy",
     "j-greedy/l-ignore",
     "bf",
+    "j-playnow/l-ignore",
 ];
 
 impl Policy {
@@ -78,6 +82,7 @@ impl Policy {
             "j-greedy" => JoinAlg::Greedy,
             "j-sa" => JoinAlg::Sa,
             "j-sa-rebuild" => JoinAlg::SaRebuild,
+            "j-playnow" => JoinAlg::PlayNow,
             _ => return Err(usage()),
         };
         let leave = match l {
@@ -228,6 +233,7 @@ impl<'a> Runner<'a> {
         match (self, ev) {
             (Runner::Simple(s, j, _), CmaEvent::Join(i)) => match j {
                 JoinAlg::SaRebuild => cma_join::j_sa_rebuild(inst, s, i).map(|_| ()),
+                JoinAlg::PlayNow => cma_join::j_playnow(inst, s, i).map(|_| ()),
                 _ => cma_join::j_greedy(inst, s, i).map(|_| ()),
             },
             (Runner::Simple(s, _, l), CmaEvent::Leave(i)) => match l {

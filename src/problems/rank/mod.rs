@@ -1,0 +1,217 @@
+//! Rank — server ranking for "play now" (seed 000; problems.md §5).
+//!
+//! - [`model`]: one player, many servers; [`file`]: the rank input
+//!   (formats.md "Rank input"); [`score`]: THE score, every factor of every
+//!   preset with its source; [`ranking`]: the ranking and "play now";
+//!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`.
+//! - Through the family interface (`solve`, `eval`, `bench`): one engine per
+//!   preset, `rank-<preset>`, whose solution is its ordering
+//!   (`{"order": [..]}`). Every ordering is scored under the instance's
+//!   preset: objective = −(score of its first server). The engine of the
+//!   instance's own preset claims `optimal` (its first server has the
+//!   highest score, and it proves it: bound = −highest score); the others
+//!   are `feasible` and show what another browser's pick is worth.
+//!
+//! Docs: `docs/rank.md`.
+
+pub mod cli;
+pub mod eval;
+pub mod file;
+pub mod model;
+pub mod ranking;
+pub mod score;
+
+use crate::core::table::{short, Table};
+use crate::core::{
+    fill_record, CliHook, EvalReport, Family, FailureReason, InstanceFeatures, Outcome,
+    ProblemInstance, SolveOptions, SolveRecord, SolveRow, Status,
+};
+use crate::error::Result;
+use crate::io::solution_file::read_solution;
+use eval::{evaluate_order, RankReport, RankSolution};
+use model::RankInstance;
+use score::Preset;
+use serde_json::{json, Map, Value};
+use std::any::Any;
+use std::path::Path;
+use std::time::Instant;
+
+/// The rank family.
+#[derive(Debug, Clone, Copy)]
+pub struct RankFamily;
+
+/// The registry's handle on the rank family.
+pub static FAMILY: RankFamily = RankFamily;
+
+/// The engine name of a preset (`rank-<preset>`).
+pub fn engine_name(p: Preset) -> &'static str {
+    match p {
+        Preset::Seed000 => "rank-seed000",
+        Preset::Ns2V1 => "rank-ns2-v1",
+        Preset::Ns2V2 => "rank-ns2-v2",
+        Preset::Tf2Quickplay => "rank-tf2-quickplay",
+    }
+}
+
+/// The preset of engine `name`.
+pub fn engine_preset(name: &str) -> Option<Preset> {
+    Preset::ALL.into_iter().find(|&p| engine_name(p) == name)
+}
+
+impl Family for RankFamily {
+    fn name(&self) -> &'static str {
+        "rank"
+    }
+
+    fn problems(&self) -> &'static [&'static str] {
+        &["rank"]
+    }
+
+    fn read(
+        &self,
+        path: &Path,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        Ok(Box::new(Instance(file::read_rank(path)?)))
+    }
+
+    fn engines(&self) -> Vec<&'static str> {
+        Preset::ALL.into_iter().map(engine_name).collect()
+    }
+
+    fn size_label(&self) -> &'static str {
+        "servers"
+    }
+
+    fn render_table(&self, rows: &[SolveRow]) -> String {
+        render_table(rows)
+    }
+
+    fn cli_hooks(&self) -> Vec<CliHook> {
+        cli::hooks()
+    }
+}
+
+/// A rank input read from a file.
+#[derive(Debug, Clone)]
+pub struct Instance(pub RankInstance);
+
+/// Runs engine `engine` (`rank-<preset>`) on `inst` and has THE evaluator
+/// score its ordering under the instance's preset.
+pub fn run_rank(engine: &str, inst: &RankInstance) -> SolveRecord {
+    let Some(preset) = engine_preset(engine) else {
+        let known = FAMILY.engines().join(", ");
+        let msg = format!("unknown rank engine '{engine}' (known: {known})");
+        return SolveRecord::failed(&inst.name, "rank", engine, FailureReason::BadInput, msg);
+    };
+    let mut record = SolveRecord::unsolved(&inst.name, "rank", engine);
+    let started = Instant::now();
+    let ranked = ranking::order_scores(inst, preset);
+    record.time_ms = started.elapsed().as_secs_f64() * 1e3;
+    let order: Vec<usize> = ranked.iter().map(|r| r.0).collect();
+    let outcome = match ranked.first() {
+        Some(&(_, top)) if preset == inst.preset => {
+            Outcome::claim(Status::Optimal, order, Some(-top))
+        }
+        Some(_) => Outcome::found(order).with_message(format!(
+            "ordered by {}, scored under {}",
+            preset.name(),
+            inst.preset.name()
+        )),
+        None => Outcome::no_solution("no servers"),
+    };
+    fill_record(&mut record, outcome.map(|order| RankSolution { order }), |s| {
+        evaluate_order(inst, &s.order).1
+    });
+    record
+}
+
+impl ProblemInstance for Instance {
+    fn family(&self) -> &'static dyn Family {
+        &FAMILY
+    }
+
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "rank"
+    }
+
+    fn features(&self) -> InstanceFeatures {
+        let i = &self.0;
+        let joinable = i.servers.iter().filter(|s| s.is_joinable()).count();
+        let mut f = Map::new();
+        f.insert("servers".into(), json!(i.servers.len()));
+        f.insert("joinable".into(), json!(joinable));
+        f.insert("preset".into(), json!(i.preset.name()));
+        InstanceFeatures {
+            size: i.servers.len() as f64,
+            features: f,
+        }
+    }
+
+    fn applicable_engines(&self) -> Vec<String> {
+        FAMILY.engines().into_iter().map(str::to_string).collect()
+    }
+
+    fn run_engine(&self, engine: &str, _opts: &SolveOptions) -> SolveRecord {
+        run_rank(engine, &self.0)
+    }
+
+    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+        let sol: RankSolution = read_solution(solution)?;
+        let (report, verdict) = evaluate_order(&self.0, &sol.order);
+        let mut lines = vec![(
+            "instance".to_string(),
+            format!("{} ({} servers)", self.0.name, self.0.servers.len()),
+        )];
+        if let Some(r) = report {
+            lines.push(("preset".into(), r.preset.clone()));
+            lines.push(("top".into(), format!("{} (score {:.6})", r.top, r.top_score)));
+            let pick = match (&r.play_now, r.play_now_score) {
+                (Some(n), Some(s)) => format!("{n} (score {s:.6})"),
+                _ => "no joinable server".into(),
+            };
+            lines.push(("play now".into(), pick));
+            lines.push(("best score".into(), format!("{:.6}", r.best_score)));
+        }
+        Ok(EvalReport { lines, verdict })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn render_table(rows: &[SolveRow]) -> String {
+    let header = [
+        "instance", "engine", "status", "top", "top score", "play now", "best", "time ms", "note",
+    ];
+    let right: Vec<bool> = header
+        .iter()
+        .map(|h| matches!(*h, "top score" | "best" | "time ms"))
+        .collect();
+    let mut t = Table::new(&header, &right);
+    for row in rows {
+        let r = &row.record;
+        let m: Option<RankReport> = serde_json::from_value(Value::Object(r.metrics.clone())).ok();
+        let num = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.4}"));
+        t.push(vec![
+            r.instance.clone(),
+            r.engine.clone(),
+            r.status.to_string(),
+            m.as_ref().map_or("-".into(), |m| m.top.clone()),
+            num(m.as_ref().map(|m| m.top_score)),
+            m.as_ref()
+                .and_then(|m| m.play_now.clone())
+                .unwrap_or_else(|| "-".into()),
+            num(m.as_ref().map(|m| m.best_score)),
+            format!("{:.2}", r.time_ms),
+            short(r.message.as_deref().unwrap_or_default(), 60),
+        ]);
+    }
+    t.render()
+}
