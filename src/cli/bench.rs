@@ -86,6 +86,7 @@ pub fn with_params(mut cmd: clap::Command) -> clap::Command {
             .value_name(match p.kind {
                 ParamKind::Count => "N",
                 ParamKind::Flag => "true|false",
+                ParamKind::Real => "X",
             })
             .help(format!("{} [default: {}]", p.help, p.default));
         if p.kind == ParamKind::Flag {

@@ -17,4 +17,4 @@ macro_rules! families {
     };
 }
 
-families![spd, spdvr, cma];
+families![spd, spdvr, cma, ranges];

@@ -1,0 +1,1 @@
+//! Colyseus' maps and workload (seed 003 §6.3).
