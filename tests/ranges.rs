@@ -60,10 +60,9 @@ fn dp(inst: &RangesInstance) -> f64 {
     best[0] = 0.0;
     for _ in 0..inst.nodes {
         let mut next = best.clone();
-        for j in 1..=k {
-            for i in 0..j {
-                let v = best[i].max(range_load(inst, i, j - 1));
-                next[j] = next[j].min(v);
+        for (j, slot) in next.iter_mut().enumerate().skip(1) {
+            for (i, &b) in best.iter().enumerate().take(j) {
+                *slot = slot.min(b.max(range_load(inst, i, j - 1)));
             }
         }
         best = next;

@@ -82,7 +82,7 @@ pub fn solve(engine: &str, inst: &RangesInstance, opts: &SolveOptions) -> Outcom
         }
         "leave-join" => {
             let delta = opts.real(&DELTA);
-            if !(delta > 0.0) {
+            if delta.is_nan() || delta <= 0.0 {
                 let msg = format!("--leave-join-delta {delta}: must be > 0");
                 return Outcome::failed(FailureReason::BadInput, msg);
             }

@@ -88,7 +88,7 @@ pub fn map_units(shape: MapShape, players: usize) -> (usize, usize) {
 
 /// Generates an instance.
 pub fn generate_ranges(cfg: &GenRangesConfig) -> Result<RangesInstance> {
-    if cfg.players == 0 || cfg.resolution == 0 || !(cfg.aoi >= 0.0) || !(cfg.zipf >= 0.0) {
+    if cfg.players == 0 || cfg.resolution == 0 || cfg.aoi.is_nan() || cfg.aoi < 0.0 || cfg.zipf.is_nan() || cfg.zipf < 0.0 {
         return Err(Error::Usage(
             "gen ranges: players and resolution must be >= 1, aoi and zipf >= 0".into(),
         ));
