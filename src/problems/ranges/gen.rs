@@ -86,49 +86,79 @@ pub fn map_units(shape: MapShape, players: usize) -> (usize, usize) {
     }
 }
 
+/// The map being filled: its size in units and cells, the curve ranks and
+/// the waypoints with their cumulative popularity.
+struct Map {
+    units: (f64, f64),
+    cells: (usize, usize),
+    res: f64,
+    rank: Vec<usize>,
+    points: Vec<(f64, f64)>,
+    weights: Vec<f64>,
+}
+
+impl Map {
+    fn cell(&self, u: f64, max: usize) -> usize {
+        ((u * self.res).floor().max(0.0) as usize).min(max - 1)
+    }
+
+    /// Places one object: its cell's rank and its AoI subscription.
+    fn object(&self, rng: &mut ChaCha8Rng, aoi: f64) -> (usize, Subscription) {
+        let total: f64 = self.weights.iter().sum();
+        let mut pick = rng.random_range(0.0..total);
+        let wp = self.weights.iter().position(|&x| {
+            pick -= x;
+            pick < 0.0
+        });
+        let (px, py) = self.points[wp.unwrap_or(self.points.len() - 1)];
+        let ((wu, hu), (w, h)) = (self.units, self.cells);
+        let x = (px + rng.random_range(-2.0..2.0)).clamp(0.0, wu);
+        let y = (py + rng.random_range(-2.0..2.0)).clamp(0.0, hu);
+        let at = self.rank[self.cell(y, h) * w + self.cell(x, w)];
+        let (x0, x1) = (self.cell(x - aoi, w), self.cell(x + aoi, w));
+        let (y0, y1) = (self.cell(y - aoi, h), self.cell(y + aoi, h));
+        let cells: Vec<[usize; 2]> = (y0..=y1)
+            .flat_map(|yy| (x0..=x1).map(move |xx| (xx, yy)))
+            .map(|(xx, yy)| [self.rank[yy * w + xx]; 2])
+            .collect();
+        let sub = Subscription {
+            ranges: normalise(&cells),
+            rate: 1.0,
+        };
+        (at, sub)
+    }
+}
+
 /// Generates an instance.
 pub fn generate_ranges(cfg: &GenRangesConfig) -> Result<RangesInstance> {
-    if cfg.players == 0 || cfg.resolution == 0 || cfg.aoi.is_nan() || cfg.aoi < 0.0 || cfg.zipf.is_nan() || cfg.zipf < 0.0 {
+    let bad_real = |x: f64| x.is_nan() || x < 0.0;
+    if cfg.players == 0 || cfg.resolution == 0 || bad_real(cfg.aoi) || bad_real(cfg.zipf) {
         return Err(Error::Usage(
             "gen ranges: players and resolution must be >= 1, aoi and zipf >= 0".into(),
         ));
     }
     let (wu, hu) = map_units(cfg.shape, cfg.players);
     let (w, h) = (wu * cfg.resolution, hu * cfg.resolution);
-    let rank = ranks(w, h, cfg.curve);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let nw = if cfg.waypoints == 0 { (cfg.players / 4).max(2) } else { cfg.waypoints };
     let points: Vec<(f64, f64)> = (0..nw)
         .map(|_| (rng.random_range(0.0..wu as f64), rng.random_range(0.0..hu as f64)))
         .collect();
-    let weights: Vec<f64> = (1..=nw).map(|r| (r as f64).powf(-cfg.zipf)).collect();
-    let total: f64 = weights.iter().sum();
+    let map = Map {
+        units: (wu as f64, hu as f64),
+        cells: (w, h),
+        res: cfg.resolution as f64,
+        rank: ranks(w, h, cfg.curve),
+        points,
+        weights: (1..=nw).map(|r| (r as f64).powf(-cfg.zipf)).collect(),
+    };
     let objects = if cfg.objects == 0 { cfg.players } else { cfg.objects };
-    let res = cfg.resolution as f64;
-    let cell_of = |u: f64, max: usize| ((u * res).floor().max(0.0) as usize).min(max - 1);
     let mut publish = vec![0.0; w * h];
     let mut subscriptions = Vec::with_capacity(objects);
     for _ in 0..objects {
-        let mut pick = rng.random_range(0.0..total);
-        let wp = weights.iter().position(|&x| {
-            pick -= x;
-            pick < 0.0
-        });
-        let (px, py) = points[wp.unwrap_or(nw - 1)];
-        let x = (px + rng.random_range(-2.0..2.0)).clamp(0.0, wu as f64);
-        let y = (py + rng.random_range(-2.0..2.0)).clamp(0.0, hu as f64);
-        let (cx, cy) = (cell_of(x, w), cell_of(y, h));
-        publish[rank[cy * w + cx]] += 1.0;
-        let (x0, x1) = (cell_of(x - cfg.aoi, w), cell_of(x + cfg.aoi, w));
-        let (y0, y1) = (cell_of(y - cfg.aoi, h), cell_of(y + cfg.aoi, h));
-        let cells: Vec<[usize; 2]> = (y0..=y1)
-            .flat_map(|yy| (x0..=x1).map(move |xx| (xx, yy)))
-            .map(|(xx, yy)| [rank[yy * w + xx]; 2])
-            .collect();
-        subscriptions.push(Subscription {
-            ranges: normalise(&cells),
-            rate: 1.0,
-        });
+        let (at, sub) = map.object(&mut rng, cfg.aoi);
+        publish[at] += 1.0;
+        subscriptions.push(sub);
     }
     let shape = match cfg.shape {
         MapShape::Sqr => "sqr",
