@@ -303,3 +303,20 @@ fn cli_solves_evaluates_and_generates() {
     );
     assert_eq!(read_ranges(&gen).unwrap().nodes, 32);
 }
+
+/// `exact` is optimal among contiguous splits only: a scattered owner vector
+/// (what `hash` returns) can beat it, so `exact` does not bound `hash`
+/// (docs/ranges.md, "Open: exact vs hash").
+#[test]
+fn a_scattered_owner_vector_can_beat_the_contiguous_optimum() {
+    let inst = instance(vec![10.0, 10.0, 1.0, 1.0], vec![], 2);
+    let e = exact_split(&LoadOracle::new(&inst), 2);
+    assert_eq!(e.objective, 12.0);
+    let owner = serverpick::problems::ranges::model::Owners {
+        owner: vec![0, 1, 0, 1],
+    };
+    let m = evaluate(&inst, &RangesSolution::Owners(owner))
+        .metrics
+        .unwrap();
+    assert_eq!(m.max_load, 11.0);
+}
