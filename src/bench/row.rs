@@ -150,9 +150,14 @@ fn insert_scalar(extra: &mut Map<String, Value>, key: &str, v: &Value) {
 /// solution on an instance an engine proved `infeasible` — mark every row
 /// involved `check = CONFLICT` and are returned: they are bugs.
 pub fn annotate(rows: &mut [BenchRow]) -> Vec<String> {
-    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    // Claims are compared within one problem of one file: two problems on a
+    // file (e.g. a relaxation an engine solves) have different optima.
+    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for (i, r) in rows.iter().enumerate() {
-        groups.entry(r.file.clone()).or_default().push(i);
+        groups
+            .entry((r.file.clone(), r.problem.clone()))
+            .or_default()
+            .push(i);
     }
     let mut conflicts = Vec::new();
     for idx in groups.values() {

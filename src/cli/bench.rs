@@ -92,6 +92,7 @@ pub fn with_params(mut cmd: clap::Command, params: &[ParamSpec]) -> clap::Comman
             .value_name(match p.kind {
                 ParamKind::Count => "N",
                 ParamKind::Flag => "true|false",
+                ParamKind::Real => "X",
             })
             .help(format!("{} [default: {}]", p.help, p.default));
         if p.kind == ParamKind::Flag {

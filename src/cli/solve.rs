@@ -228,21 +228,28 @@ fn print_tables(rows: &[(&'static str, SolveRow)]) -> Result<()> {
 
 /// The contradictions among one instance's runs (the one cross-check the
 /// benchmark runner uses too).
+/// Claims are compared within one problem (an engine may solve a relaxation
+/// reported as a problem of its own).
 pub fn conflicts(file: &Path, records: &[SolveRecord]) -> Vec<String> {
-    let claims: Vec<Claim> = records
-        .iter()
-        .map(|r| Claim {
-            engine: &r.engine,
-            status: r.status,
-            objective: r.objective,
-            bound: r.bound,
-        })
-        .collect();
-    cross_check(&file.display().to_string(), &claims)
-        .conflicts
-        .into_iter()
-        .map(|c| c.message)
-        .collect()
+    let mut problems: Vec<&str> = records.iter().map(|r| r.problem.as_str()).collect();
+    problems.sort_unstable();
+    problems.dedup();
+    let mut out = Vec::new();
+    for p in problems {
+        let claims: Vec<Claim> = records
+            .iter()
+            .filter(|r| r.problem == p)
+            .map(|r| Claim {
+                engine: &r.engine,
+                status: r.status,
+                objective: r.objective,
+                bound: r.bound,
+            })
+            .collect();
+        let check = cross_check(&file.display().to_string(), &claims);
+        out.extend(check.conflicts.into_iter().map(|c| c.message));
+    }
+    out
 }
 
 /// Output file keys: the instance's name, unless another input file of this

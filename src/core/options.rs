@@ -16,6 +16,8 @@ pub enum ParamKind {
     Count,
     /// `true` or `false`.
     Flag,
+    /// A finite real number.
+    Real,
 }
 
 /// An engine parameter a family declares.
@@ -37,6 +39,7 @@ impl ParamSpec {
         let ok = match self.kind {
             ParamKind::Count => value.parse::<u64>().is_ok(),
             ParamKind::Flag => value.parse::<bool>().is_ok(),
+            ParamKind::Real => value.parse::<f64>().is_ok_and(f64::is_finite),
         };
         if ok {
             Ok(())
@@ -44,6 +47,7 @@ impl ParamSpec {
             let what = match self.kind {
                 ParamKind::Count => "a whole number >= 0",
                 ParamKind::Flag => "true or false",
+                ParamKind::Real => "a finite number",
             };
             Err(Error::Usage(format!(
                 "--{} {value}: expected {what}",
@@ -111,6 +115,14 @@ impl SolveOptions {
             .parse()
             .or_else(|_| spec.default.parse())
             .unwrap_or(0)
+    }
+
+    /// A [`ParamKind::Real`] parameter (its default when unset).
+    pub fn real(&self, spec: &ParamSpec) -> f64 {
+        self.raw(spec)
+            .parse()
+            .or_else(|_| spec.default.parse())
+            .unwrap_or(0.0)
     }
 
     /// A [`ParamKind::Flag`] parameter (its default when unset).
