@@ -262,3 +262,33 @@ fn a_fifo_as_the_instance_file_is_refused_not_waited_on() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn an_instance_takes_a_whole_solution_file_as_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let inst = instance("spd-fig1-cs.json");
+    solve_out(&inst, dir.path());
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("spd-fig1-cs.spdcs-h.solution.json")).unwrap(),
+    )
+    .unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&inst).unwrap()).unwrap();
+    v["problem"] = "spdvr".into();
+    v["start"] = record;
+    let file = dir.path().join("vr.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let o = serverpick(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--engine",
+        "chains",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (r["problem"].as_str(), r["status"].as_str()),
+        (Some("spdvr"), Some("optimal"))
+    );
+}

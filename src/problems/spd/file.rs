@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
-use crate::io::json_strict::parse_typed;
+use crate::io::json_strict::{from_value, parse_typed};
 use crate::net::matrix::{check_latency, read_matrix_shaped, Matrix, MatrixSource};
 use crate::net::network::{ServerNetwork, MAX_SERVERS};
 use crate::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
@@ -45,9 +45,10 @@ pub struct SpdFile {
     /// Optional client names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<Vec<String>>,
-    /// Optional start solution (SPDVR).
+    /// Optional start solution (SPDVR): the solution object, or a whole
+    /// solution file written by `solve --out` (its `solution` is used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start: Option<SpdSolution>,
+    pub start: Option<Value>,
     /// Free-form provenance (generator, dataset attribution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -119,6 +120,7 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
     inst.server_names = server_names;
     inst.client_names = raw.clients;
     if let Some(start) = raw.start {
+        let start = read_start(start, file)?;
         check_start(&start, &inst, file)?;
         inst.start = Some(start);
     }
@@ -315,6 +317,23 @@ fn check_access(m: &Matrix, n: usize, file: &str) -> Result<()> {
     Ok(())
 }
 
+/// The `start` field: a solution object, or a solution file's record whose
+/// `solution` is taken (errors name `start.solution…` then).
+fn read_start(value: Value, file: &str) -> Result<SpdSolution> {
+    let is_record = value.get("engine").is_some() || value.get("status").is_some();
+    if !is_record {
+        return from_value(value, file, "start");
+    }
+    match value.get("solution") {
+        Some(inner) => from_value(inner.clone(), file, "start.solution"),
+        None => Err(Error::input(
+            file,
+            "start.solution",
+            "the solution file holds no solution (its engine found none)",
+        )),
+    }
+}
+
 fn check_start(start: &SpdSolution, inst: &SpdInstance, file: &str) -> Result<()> {
     let (n, m) = (inst.servers(), inst.clients());
     if start.assign.len() != m {
@@ -388,7 +407,7 @@ pub fn to_file(inst: &SpdInstance) -> SpdFile {
         server_latency: None,
         access: serde_json::json!(access),
         clients: inst.client_names.clone(),
-        start: inst.start.clone(),
+        start: inst.start.as_ref().and_then(|s| serde_json::to_value(s).ok()),
         source: None,
     }
 }

@@ -88,8 +88,8 @@ pub fn write_spd_grid(grid: &SpdGrid, dir: &Path) -> Result<usize> {
                             bound_factor: f,
                             ..PaperSpdParams::default()
                         };
-                        let mut inst = generate_paper_spd(&p, cell_seed(grid.seed, s, c, i))?;
-                        inst.name = format!("{model}-s{s}-c{c}-i{i:02}-f{f:.2}");
+                        // The generator names it as `gen spd` does (one naming scheme).
+                        let inst = generate_paper_spd(&p, cell_seed(grid.seed, s, c, i))?;
                         let path = sub.join(format!("{}.json", inst.name));
                         let text = serde_json::to_string(&to_file(&inst))
                             .map_err(|e| Error::Usage(format!("cannot serialise: {e}")))?;
