@@ -1,4 +1,5 @@
-//! Seeded random SPD instances shared by the integration tests.
+//! Seeded random SPD instances shared by the integration tests: every
+//! generator they use lives here (sparse, complete, tiny with gaps).
 #![allow(dead_code)]
 
 use rand::{Rng, SeedableRng};
@@ -52,4 +53,69 @@ pub fn random_spd_in(
         BoundSpec::Factor(f),
     )
     .expect("valid random instance")
+}
+
+/// A seeded random SPD instance: complete symmetric server latencies
+/// uniform in [5, 60) (× 0.7, the well-provisioned network), access uniform
+/// in [10, 150), bound `f · Γ`.
+#[allow(clippy::needless_range_loop)]
+pub fn random_spd_complete(seed: u64, n: usize, m: usize, model: CommModel, f: f64) -> SpdInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut mat = vec![vec![None; n]; n];
+    for i in 0..n {
+        mat[i][i] = Some(0.0);
+        for j in i + 1..n {
+            let d = 0.7 * rng.random_range(5.0..60.0);
+            mat[i][j] = Some(d);
+            mat[j][i] = Some(d);
+        }
+    }
+    let access: Vec<Vec<Option<f64>>> = (0..m)
+        .map(|_| {
+            (0..n)
+                .map(|_| Some(rng.random_range(10.0..150.0)))
+                .collect()
+        })
+        .collect();
+    let net = ServerNetwork::from_matrix(&mat);
+    SpdInstance::new(
+        format!("rand-{seed}"),
+        model,
+        net,
+        &access,
+        BoundSpec::Factor(f),
+    )
+    .unwrap()
+}
+
+/// A random tiny instance: integer latencies (many ties), some missing
+/// access, links drawn with probability `p_link` (may be disconnected).
+pub fn random_spd_tiny(
+    model: CommModel,
+    n: usize,
+    m: usize,
+    p_link: f64,
+    f: f64,
+    seed: u64,
+) -> SpdInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut links = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.random::<f64>() < p_link {
+                links.push((u, v, f64::from(rng.random_range(1..=10u32))));
+            }
+        }
+    }
+    let access: Vec<Vec<Option<f64>>> = (0..m)
+        .map(|_| {
+            (0..n)
+                .map(|_| {
+                    (rng.random::<f64>() < 0.85).then(|| f64::from(rng.random_range(1..=20u32)))
+                })
+                .collect()
+        })
+        .collect();
+    let net = ServerNetwork::new(n, &links);
+    SpdInstance::new("tiny", model, net, &access, BoundSpec::Factor(f)).expect("valid instance")
 }

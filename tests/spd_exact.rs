@@ -1,9 +1,10 @@
 //! `exact` for SPD: brute force on tiny instances, never worse than any
 //! heuristic, infeasibility, time limits and disconnected networks.
 
+mod common_spd;
+
+use common_spd::random_spd_tiny;
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serverpick::core::SolveOptions;
 use serverpick::core::{SolveRecord, Status};
 use serverpick::net::network::ServerNetwork;
@@ -14,31 +15,6 @@ use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
 use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdSolution};
 
 type Key = (usize, f64, f64);
-
-/// A random tiny instance: integer latencies (many ties), some missing
-/// access, links drawn with probability `p_link` (may be disconnected).
-fn tiny(model: CommModel, n: usize, m: usize, p_link: f64, f: f64, seed: u64) -> SpdInstance {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut links = Vec::new();
-    for u in 0..n {
-        for v in u + 1..n {
-            if rng.random::<f64>() < p_link {
-                links.push((u, v, f64::from(rng.random_range(1..=10u32))));
-            }
-        }
-    }
-    let access: Vec<Vec<Option<f64>>> = (0..m)
-        .map(|_| {
-            (0..n)
-                .map(|_| {
-                    (rng.random::<f64>() < 0.85).then(|| f64::from(rng.random_range(1..=20u32)))
-                })
-                .collect()
-        })
-        .collect();
-    let net = ServerNetwork::new(n, &links);
-    SpdInstance::new("tiny", model, net, &access, BoundSpec::Factor(f)).expect("valid instance")
-}
 
 /// Every assignment (and every root for CS), scored by the evaluator.
 fn brute_force(inst: &SpdInstance) -> Option<Key> {
@@ -128,21 +104,21 @@ proptest! {
     #[test]
     fn cs_matches_brute_force(n in 1usize..=5, m in 1usize..=6, p in 0.2f64..1.0,
                               f in prop::sample::select(vec![0.9, 1.0, 1.1, 1.25, 1.6, 2.5]), seed in any::<u64>()) {
-        agrees(&tiny(CommModel::Cs, n, m, p, f, seed))?;
+        agrees(&random_spd_tiny(CommModel::Cs, n, m, p, f, seed))?;
     }
 
     #[test]
     fn p2p_matches_brute_force(n in 1usize..=5, m in 1usize..=6, p in 0.2f64..1.0,
                                f in prop::sample::select(vec![0.6, 0.8, 1.0, 1.25, 1.6]), seed in any::<u64>()) {
-        agrees(&tiny(CommModel::P2p, n, m, p, f, seed))?;
+        agrees(&random_spd_tiny(CommModel::P2p, n, m, p, f, seed))?;
     }
 }
 
 #[test]
 fn brute_force_agrees_on_the_largest_tiny_instances() {
     for seed in 0..3 {
-        agrees(&tiny(CommModel::Cs, 6, 6, 0.5, 1.1, seed)).unwrap();
-        agrees(&tiny(CommModel::P2p, 7, 6, 0.4, 0.9, seed)).unwrap();
+        agrees(&random_spd_tiny(CommModel::Cs, 6, 6, 0.5, 1.1, seed)).unwrap();
+        agrees(&random_spd_tiny(CommModel::P2p, 7, 6, 0.4, 0.9, seed)).unwrap();
     }
 }
 
@@ -199,7 +175,7 @@ proptest! {
 
 #[test]
 fn cs_below_gamma_is_infeasible_and_says_gamma() {
-    let inst = tiny(CommModel::Cs, 4, 5, 0.8, 0.95, 7);
+    let inst = random_spd_tiny(CommModel::Cs, 4, 5, 0.8, 0.95, 7);
     let rec = exact(&inst);
     assert_eq!(rec.status, Status::Infeasible);
     let msg = rec.message.unwrap_or_default();
@@ -259,14 +235,14 @@ fn zero_time_limit_returns_the_incumbent_and_a_bound() {
 #[test]
 fn disconnected_networks_do_not_panic_and_stay_exact() {
     for seed in 0..6 {
-        agrees(&tiny(CommModel::Cs, 5, 5, 0.0, 1.2, seed)).unwrap();
-        agrees(&tiny(CommModel::P2p, 5, 5, 0.15, 1.2, seed)).unwrap();
+        agrees(&random_spd_tiny(CommModel::Cs, 5, 5, 0.0, 1.2, seed)).unwrap();
+        agrees(&random_spd_tiny(CommModel::P2p, 5, 5, 0.15, 1.2, seed)).unwrap();
     }
 }
 
 #[test]
 fn lexicographic_off_still_proves_hosts() {
-    let inst = tiny(CommModel::Cs, 5, 6, 0.6, 1.1, 11);
+    let inst = random_spd_tiny(CommModel::Cs, 5, 6, 0.6, 1.1, 11);
     let opts = SolveOptions::default()
         .with(&LEXICOGRAPHIC, false)
         .expect("a flag");
@@ -293,7 +269,7 @@ fn three_or_more_hosts_agree_with_brute_force() {
                 [0.5, 0.6, 0.7, 0.8][seed as usize % 4]
             };
             let p = if model == CommModel::Cs { 0.3 } else { 0.9 };
-            let inst = tiny(model, 5, 6, p, f, seed);
+            let inst = random_spd_tiny(model, 5, 6, p, f, seed);
             if brute_force(&inst).is_some_and(|b| b.0 >= 3) {
                 agrees(&inst).unwrap();
                 checked[i] += 1;
@@ -312,7 +288,7 @@ fn three_or_more_hosts_agree_with_brute_force() {
 /// components have infinite pair delay, which meets no bound.
 #[test]
 fn infinite_bound_on_isolated_servers_is_infeasible() {
-    let inst = tiny(CommModel::P2p, 3, 6, 0.2, 0.6, 2378386850404183489);
+    let inst = random_spd_tiny(CommModel::P2p, 3, 6, 0.2, 0.6, 2378386850404183489);
     assert!(inst.bound.is_infinite());
     assert_eq!(brute_force(&inst), None);
     let r = run_spd(

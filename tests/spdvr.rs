@@ -2,9 +2,10 @@
 //! heuristics never worsen the start nor break μ, hosts never increase, the
 //! paper's chain example (hand-computed, see `fig1_chain_example`), errors.
 
+mod common_spd;
+
+use common_spd::random_spd_complete;
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serverpick::core::SolveOptions;
 use serverpick::core::{SolveRecord, Status};
 use serverpick::net::network::ServerNetwork;
@@ -14,39 +15,6 @@ use serverpick::problems::spd::model::{
 };
 use serverpick::problems::spdvr::engines::{run_spdvr, spdvr_engine_names, start_for};
 use serverpick::Error;
-
-/// A seeded random SPD instance: complete symmetric server latencies
-/// uniform in [5, 60) (× 0.7, the well-provisioned network), access uniform
-/// in [10, 150), bound `f · Γ`.
-#[allow(clippy::needless_range_loop)]
-fn random_instance(seed: u64, n: usize, m: usize, model: CommModel, f: f64) -> SpdInstance {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut mat = vec![vec![None; n]; n];
-    for i in 0..n {
-        mat[i][i] = Some(0.0);
-        for j in i + 1..n {
-            let d = 0.7 * rng.random_range(5.0..60.0);
-            mat[i][j] = Some(d);
-            mat[j][i] = Some(d);
-        }
-    }
-    let access: Vec<Vec<Option<f64>>> = (0..m)
-        .map(|_| {
-            (0..n)
-                .map(|_| Some(rng.random_range(10.0..150.0)))
-                .collect()
-        })
-        .collect();
-    let net = ServerNetwork::from_matrix(&mat);
-    SpdInstance::new(
-        format!("rand-{seed}"),
-        model,
-        net,
-        &access,
-        BoundSpec::Factor(f),
-    )
-    .unwrap()
-}
 
 fn opts() -> SolveOptions {
     SolveOptions::new(Some(30.0), 0)
@@ -81,7 +49,7 @@ proptest! {
 
     #[test]
     fn chains_equals_exact_on_cs(seed in 0u64..10_000, m in 5usize..30, f in 1.0f64..1.6) {
-        let inst = random_instance(seed, 7, m, CommModel::Cs, f);
+        let inst = random_spd_complete(seed, 7, m, CommModel::Cs, f);
         let start = start_for(&inst, Some("spdcs-h"), &opts()).unwrap();
         let chains = run("chains", &inst, &start);
         let exact = run("exact", &inst, &start);
@@ -129,7 +97,7 @@ fn brute_force_p2p(inst: &SpdInstance, start: &SpdSolution) -> f64 {
 fn exact_equals_brute_force_on_tiny_p2p() {
     let mut checked = 0;
     for seed in 0..40u64 {
-        let inst = random_instance(seed, 6, 4 + (seed as usize % 4), CommModel::P2p, 1.2);
+        let inst = random_spd_complete(seed, 6, 4 + (seed as usize % 4), CommModel::P2p, 1.2);
         let Ok(start) = start_for(&inst, Some("alg-m"), &opts()) else {
             continue;
         };
@@ -154,7 +122,7 @@ fn exact_equals_brute_force_on_tiny_p2p() {
 #[test]
 fn p2p_heuristics_never_worsen_and_ls_beats_algorithm_2() {
     for seed in 0..6u64 {
-        let inst = random_instance(100 + seed, 12, 40, CommModel::P2p, 1.3);
+        let inst = random_spd_complete(100 + seed, 12, 40, CommModel::P2p, 1.3);
         let start = start_for(&inst, Some("spdp2p-h"), &opts()).unwrap();
         let alg2 = run("spdvrp2p-h", &inst, &start);
         let ls = run("p2p-vr-ls", &inst, &start);
@@ -167,7 +135,7 @@ fn p2p_heuristics_never_worsen_and_ls_beats_algorithm_2() {
 #[test]
 fn exact_p2p_is_not_beaten_by_the_heuristics() {
     for seed in 0..3u64 {
-        let inst = random_instance(200 + seed, 10, 20, CommModel::P2p, 1.3);
+        let inst = random_spd_complete(200 + seed, 10, 20, CommModel::P2p, 1.3);
         let start = start_for(&inst, Some("spdp2p-h"), &opts()).unwrap();
         let exact = run("exact", &inst, &start);
         assert_eq!(exact.status, Status::Optimal);
