@@ -131,21 +131,28 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
         }
         print_tables(&rows)?;
     }
-    for c in &tally.conflicts {
-        eprintln!("serverpick: BUG: {c}");
+    tally.exit_code(rows.is_empty())
+}
+
+impl Tally {
+    /// Reports the conflicts; 2 after input errors, 1 after a conflict.
+    fn exit_code(&self, nothing_solved: bool) -> Result<i32> {
+        for c in &self.conflicts {
+            eprintln!("serverpick: BUG: {c}");
+        }
+        if nothing_solved && self.input_errors == 0 {
+            return Err(Error::Usage(
+                "nothing was solved: every file was skipped (see the messages above)".into(),
+            ));
+        }
+        Ok(if self.input_errors > 0 {
+            2
+        } else if !self.conflicts.is_empty() {
+            1
+        } else {
+            0
+        })
     }
-    if rows.is_empty() && tally.input_errors == 0 {
-        return Err(Error::Usage(
-            "nothing was solved: every file was skipped (see the messages above)".into(),
-        ));
-    }
-    Ok(if tally.input_errors > 0 {
-        2
-    } else if !tally.conflicts.is_empty() {
-        1
-    } else {
-        0
-    })
 }
 
 /// Reads one file and runs the wanted engines on it (all applicable when
