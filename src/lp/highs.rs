@@ -12,7 +12,7 @@ use crate::core::Status;
 use good_lp::solvers::highs::highs;
 use good_lp::variable::VariableDefinition;
 use good_lp::{Constraint, Expression, ProblemVariables, SolverModel, Variable};
-use highs::{HighsModelStatus, HighsSolutionStatus, Model};
+use highs::{HighsModelStatus, HighsSolutionStatus, Model, SolvedModel};
 
 /// A model under construction: good_lp variables plus their column numbers
 /// (good_lp keeps a variable's index private; HiGHS columns follow creation
@@ -135,8 +135,28 @@ pub fn minimise(
     start: Option<&[f64]>,
     settings: &MipSettings,
 ) -> MipResult {
+    let model = match prepare(model, objective, constraints, start, settings) {
+        Ok(m) => m,
+        Err(e) => return e,
+    };
+    match solve_rechecked(model, settings) {
+        Ok((solved, rechecked)) => read_result(solved, rechecked),
+        Err(e) => e,
+    }
+}
+
+/// Builds the HiGHS model with the settings and the start.
+fn prepare(
+    model: MipBuilder,
+    objective: Expression,
+    constraints: Vec<Constraint>,
+    start: Option<&[f64]>,
+    settings: &MipSettings,
+) -> Result<Model, MipResult> {
     if start.is_some_and(|s| s.len() != model.count) {
-        return MipResult::error("the start has the wrong number of columns".into());
+        return Err(MipResult::error(
+            "the start has the wrong number of columns".into(),
+        ));
     }
     let mut problem = model.vars.minimise(objective).using(highs);
     for c in constraints {
@@ -144,7 +164,7 @@ pub fn minimise(
     }
     let mut model = match problem.try_into_inner() {
         Ok(m) => m,
-        Err(e) => return MipResult::error(format!("HiGHS rejected the model: {e}")),
+        Err(e) => return Err(MipResult::error(format!("HiGHS rejected the model: {e}"))),
     };
     model.make_quiet();
     let mut options: Vec<(&str, f64)> = vec![
@@ -156,7 +176,7 @@ pub fn minimise(
     }
     for (k, v) in options {
         if model.try_set_option(k, v).is_err() {
-            return MipResult::error(format!("HiGHS refused option {k} = {v}"));
+            return Err(MipResult::error(format!("HiGHS refused option {k} = {v}")));
         }
     }
     let threads = i32::try_from(settings.threads.max(1)).unwrap_or(1);
@@ -164,15 +184,26 @@ pub fn minimise(
     if model.try_set_option("threads", threads).is_err()
         || model.try_set_option("random_seed", seed).is_err()
     {
-        return MipResult::error("HiGHS refused the threads/seed options".into());
+        return Err(MipResult::error(
+            "HiGHS refused the threads/seed options".into(),
+        ));
     }
     if let Some(vals) = start {
         model.set_solution(Some(vals), None, None, None);
     }
+    Ok(model)
+}
+
+/// Solves; an `Infeasible` claim is accepted only when a re-solve without
+/// presolve agrees (the flag says whether one ran).
+fn solve_rechecked(
+    model: Model,
+    settings: &MipSettings,
+) -> Result<(SolvedModel, bool), MipResult> {
     let began = std::time::Instant::now();
     let mut solved = match model.try_solve() {
         Ok(s) => s,
-        Err(e) => return MipResult::error(format!("HiGHS failed: {e:?}")),
+        Err(e) => return Err(MipResult::error(format!("HiGHS failed: {e:?}"))),
     };
     let mut rechecked = false;
     if solved.status() == HighsModelStatus::Infeasible {
@@ -187,14 +218,21 @@ pub fn minimise(
         if again.try_set_option("presolve", "off").is_err()
             || left.is_some_and(|t| again.try_set_option("time_limit", t).is_err())
         {
-            return MipResult::error("HiGHS refused the presolve re-check options".into());
+            return Err(MipResult::error(
+                "HiGHS refused the presolve re-check options".into(),
+            ));
         }
         solved = match again.try_solve() {
             Ok(s) => s,
-            Err(e) => return MipResult::error(format!("HiGHS failed: {e:?}")),
+            Err(e) => return Err(MipResult::error(format!("HiGHS failed: {e:?}"))),
         };
         rechecked = true;
     }
+    Ok((solved, rechecked))
+}
+
+/// Status, values, objective, bound and gap as HiGHS reports them.
+fn read_result(solved: SolvedModel, rechecked: bool) -> MipResult {
     let model_status = solved.status();
     let has_primal = solved.primal_solution_status() == HighsSolutionStatus::Feasible;
     let values = has_primal.then(|| solved.get_solution().columns().to_vec());
