@@ -196,10 +196,7 @@ fn prepare(
 
 /// Solves; an `Infeasible` claim is accepted only when a re-solve without
 /// presolve agrees (the flag says whether one ran).
-fn solve_rechecked(
-    model: Model,
-    settings: &MipSettings,
-) -> Result<(SolvedModel, bool), MipResult> {
+fn solve_rechecked(model: Model, settings: &MipSettings) -> Result<(SolvedModel, bool), MipResult> {
     let began = std::time::Instant::now();
     let mut solved = match model.try_solve() {
         Ok(s) => s,
