@@ -119,3 +119,51 @@ pub fn random_spd_tiny(
     let net = ServerNetwork::new(n, &links);
     SpdInstance::new("tiny", model, net, &access, BoundSpec::Factor(f)).expect("valid instance")
 }
+
+/// The lexicographic SPD key: hosts, delay, variation.
+pub type Key = (usize, f64, f64);
+
+/// The least key over every assignment in which client `c` takes a server of
+/// `options[c]` (and every root of `roots`), scored by the evaluator;
+/// `None` when none is feasible or some client has no option.
+pub fn best_over_assignments(
+    inst: &SpdInstance,
+    options: &[Vec<usize>],
+    roots: &[Option<usize>],
+) -> Option<Key> {
+    use serverpick::problems::spd::eval::{evaluate_spd, lex_less};
+    use serverpick::problems::spd::model::SpdSolution;
+    let m = options.len();
+    if options.iter().any(Vec::is_empty) {
+        return None;
+    }
+    let mut best: Option<Key> = None;
+    let mut idx = vec![0usize; m];
+    loop {
+        let assign: Vec<usize> = (0..m).map(|c| options[c][idx[c]]).collect();
+        for &root in roots {
+            let sol = SpdSolution {
+                root,
+                assign: assign.clone(),
+            };
+            let ev = evaluate_spd(inst, &sol);
+            if let (true, Some(mt)) = (ev.is_feasible(), ev.metrics) {
+                if best.is_none_or(|b| lex_less(mt.key(), b)) {
+                    best = Some(mt.key());
+                }
+            }
+        }
+        let mut c = 0;
+        while c < m {
+            idx[c] += 1;
+            if idx[c] < options[c].len() {
+                break;
+            }
+            idx[c] = 0;
+            c += 1;
+        }
+        if c == m {
+            return best;
+        }
+    }
+}

@@ -3,18 +3,16 @@
 
 mod common_spd;
 
-use common_spd::random_spd_tiny;
+use common_spd::{best_over_assignments, random_spd_tiny, Key};
 use proptest::prelude::*;
 use serverpick::core::SolveOptions;
 use serverpick::core::{SolveRecord, Status};
 use serverpick::net::network::ServerNetwork;
 use serverpick::problems::spd::engines::LEXICOGRAPHIC;
 use serverpick::problems::spd::engines::{run_spd, spd_engine};
-use serverpick::problems::spd::eval::{approx_eq, evaluate_spd, lex_less};
+use serverpick::problems::spd::eval::approx_eq;
 use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
-use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdSolution};
-
-type Key = (usize, f64, f64);
+use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance};
 
 /// Every assignment (and every root for CS), scored by the evaluator.
 fn brute_force(inst: &SpdInstance) -> Option<Key> {
@@ -22,42 +20,11 @@ fn brute_force(inst: &SpdInstance) -> Option<Key> {
     let options: Vec<Vec<usize>> = (0..m)
         .map(|c| (0..n).filter(|&s| inst.access(c, s).is_finite()).collect())
         .collect();
-    if options.iter().any(Vec::is_empty) {
-        return None;
-    }
     let roots: Vec<Option<usize>> = match inst.model {
         CommModel::Cs => (0..n).map(Some).collect(),
         CommModel::P2p => vec![None],
     };
-    let mut best: Option<Key> = None;
-    let mut idx = vec![0usize; m];
-    loop {
-        let assign: Vec<usize> = (0..m).map(|c| options[c][idx[c]]).collect();
-        for &root in &roots {
-            let sol = SpdSolution {
-                root,
-                assign: assign.clone(),
-            };
-            let ev = evaluate_spd(inst, &sol);
-            if let (true, Some(mt)) = (ev.is_feasible(), ev.metrics) {
-                if best.is_none_or(|b| lex_less(mt.key(), b)) {
-                    best = Some(mt.key());
-                }
-            }
-        }
-        let mut c = 0;
-        while c < m {
-            idx[c] += 1;
-            if idx[c] < options[c].len() {
-                break;
-            }
-            idx[c] = 0;
-            c += 1;
-        }
-        if c == m {
-            return best;
-        }
-    }
+    best_over_assignments(inst, &options, &roots)
 }
 
 fn exact(inst: &SpdInstance) -> SolveRecord {

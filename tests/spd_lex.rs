@@ -4,7 +4,7 @@
 
 mod common_spd;
 
-use common_spd::random_spd_in;
+use common_spd::{best_over_assignments, random_spd_in, Key};
 use proptest::prelude::*;
 use serverpick::core::SolveOptions;
 use serverpick::core::{SolveRecord, Status};
@@ -14,8 +14,6 @@ use serverpick::problems::spd::eval::{approx_eq, evaluate_spd, lex_less};
 use serverpick::problems::spd::file::read_spd;
 use serverpick::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use std::path::Path;
-
-type Key = (usize, f64, f64);
 
 /// The `k`-subsets of `0..n`, ascending.
 fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
@@ -50,32 +48,10 @@ fn by_host_sets(inst: &SpdInstance) -> Option<Key> {
                 CommModel::Cs => h.iter().copied().map(Some).collect(),
                 CommModel::P2p => vec![None],
             };
-            let mut idx = vec![0usize; m];
-            loop {
-                let assign: Vec<usize> = idx.iter().map(|&i| h[i]).collect();
-                for &root in &roots {
-                    let sol = SpdSolution {
-                        root,
-                        assign: assign.clone(),
-                    };
-                    let ev = evaluate_spd(inst, &sol);
-                    if let (true, Some(mt)) = (ev.is_feasible(), ev.metrics) {
-                        if best.is_none_or(|b| lex_less(mt.key(), b)) {
-                            best = Some(mt.key());
-                        }
-                    }
-                }
-                let mut c = 0;
-                while c < m {
-                    idx[c] += 1;
-                    if idx[c] < k {
-                        break;
-                    }
-                    idx[c] = 0;
-                    c += 1;
-                }
-                if c == m {
-                    break;
+            let options = vec![h.clone(); m];
+            if let Some(key) = best_over_assignments(inst, &options, &roots) {
+                if best.is_none_or(|b| lex_less(key, b)) {
+                    best = Some(key);
                 }
             }
         }
