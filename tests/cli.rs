@@ -1,18 +1,9 @@
 //! The command line: gen → solve → eval round trip, exit codes, messages.
 
+mod common_cli;
+
+use common_cli::{serverpick, text};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn serverpick(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_serverpick"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &[u8]) -> String {
-    String::from_utf8_lossy(o).into_owned()
-}
 
 #[test]
 fn gen_solve_eval_round_trip() {

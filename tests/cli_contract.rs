@@ -2,19 +2,11 @@
 //! vocabulary across commands, clear refusals with exit 2, no panic on a
 //! closed pipe or a full disk, no silent overwrite, no false alarm.
 
+mod common_cli;
+
+use common_cli::{serverpick, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn serverpick(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_serverpick"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &[u8]) -> String {
-    String::from_utf8_lossy(o).into_owned()
-}
+use std::process::Command;
 
 fn instance(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

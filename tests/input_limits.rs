@@ -2,19 +2,11 @@
 //! sizes, unbounded CSV reads, generator parameters, error locations and
 //! nested duplicate keys. Every reproducer goes through the CLI.
 
+mod common_cli;
+
+use common_cli::{serverpick, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn serverpick(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_serverpick"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &[u8]) -> String {
-    String::from_utf8_lossy(o).into_owned()
-}
 
 fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
     let p = dir.join(name);

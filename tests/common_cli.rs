@@ -1,0 +1,17 @@
+//! Running the built `serverpick` binary from the integration tests.
+#![allow(dead_code)]
+
+use std::process::{Command, Output};
+
+/// Runs the binary with `args` and returns what it printed and its status.
+pub fn serverpick(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_serverpick"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Bytes printed, as text.
+pub fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
