@@ -59,14 +59,23 @@ pub fn command() -> clap::Command {
         .about("Reproduce a paper's experiment")
         .subcommand_required(true)
         .arg_required_else_help(true);
+    let mut plan = clap::Command::new("plan")
+        .about("Capacity planning: exact trade-off curves")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
     for h in hooks() {
         match h.place {
             HookPlace::Gen => gen = gen.subcommand(h.command),
             HookPlace::Repro => repro = repro.subcommand(h.command),
+            HookPlace::Plan => plan = plan.subcommand(h.command),
             HookPlace::TopLevel => cmd = cmd.subcommand(h.command),
         }
     }
-    cmd.subcommand(gen).subcommand(repro)
+    cmd = cmd.subcommand(gen).subcommand(repro);
+    if plan.get_subcommands().next().is_some() {
+        cmd = cmd.subcommand(plan);
+    }
+    cmd
 }
 
 /// Parses `args` (the program name first) and runs the command; returns
@@ -103,11 +112,11 @@ fn dispatch(m: &clap::ArgMatches) -> Result<i32> {
         .subcommand()
         .ok_or_else(|| Error::Usage("a command is required (see --help)".into()))?;
     let (place, name, sub) = match name {
-        "gen" | "repro" => {
-            let place = if name == "gen" {
-                HookPlace::Gen
-            } else {
-                HookPlace::Repro
+        "gen" | "repro" | "plan" => {
+            let place = match name {
+                "gen" => HookPlace::Gen,
+                "repro" => HookPlace::Repro,
+                _ => HookPlace::Plan,
             };
             let (inner, inner_m) = sub
                 .subcommand()

@@ -53,6 +53,8 @@ pub enum HookPlace {
     Gen,
     /// `serverpick repro NAME …`.
     Repro,
+    /// `serverpick plan NAME …` (capacity planning).
+    Plan,
     /// `serverpick NAME …` (e.g. `simulate`).
     TopLevel,
 }
