@@ -208,8 +208,15 @@ fn greedy_cover(n: usize, rows: &[Vec<usize>]) -> Vec<usize> {
     chosen
 }
 
-/// Stage 1: the proven least host count over all roots.
-pub(crate) fn min_hosts(inst: &SpdInstance, incumbent: Option<Scored>, dl: &Deadline) -> HostStage {
+/// Stage 1: the proven least host count over all roots, knowing that no
+/// solution has fewer than `known_lb` hosts (1 when nothing is known):
+/// roots stop trying once the best reaches it.
+pub(crate) fn min_hosts(
+    inst: &SpdInstance,
+    incumbent: Option<Scored>,
+    known_lb: usize,
+    dl: &Deadline,
+) -> HostStage {
     if !within_bound(inst.gamma, inst.bound) {
         return HostStage::Infeasible(format!(
             "Γ = {} > μ = {}: no CS solution meets the bound",
@@ -237,6 +244,9 @@ pub(crate) fn min_hosts(inst: &SpdInstance, incumbent: Option<Scored>, dl: &Dead
         .map(|&(_, r)| {
             let ok = |c: usize, s: usize| fits(c, s, r);
             let cap = best.load(Ordering::SeqCst).saturating_sub(1);
+            if cap < known_lb {
+                return cap + 1;
+            }
             match cs.cover(r, &ok, cap, true, dl) {
                 Cover::Found(h) => {
                     let sc = cs.assign(r, &h, &ok).and_then(|sol| score(inst, sol));
@@ -323,29 +333,126 @@ fn probe(cs: &Cs, k: usize, lo: f64, hi: f64, dl: &Deadline) -> Probe {
     why.map_or(Probe::Infeasible, Probe::Unknown)
 }
 
+/// The distinct one-way path values within μ, ascending.
+fn path_values(cs: &Cs) -> Vec<f64> {
+    let mut values: Vec<f64> =
+        cs.p.iter()
+            .copied()
+            .filter(|&p| within_bound(2.0 * p, cs.inst.bound))
+            .collect();
+    values.sort_unstable_by(f64::total_cmp);
+    values.dedup();
+    values
+}
+
+/// Stage 2 alone: the least delay with at most `best`'s host count; `None`
+/// when proven, else why not.
+pub(crate) fn min_delay(inst: &SpdInstance, best: Scored, dl: &Deadline) -> (Scored, Option<String>) {
+    delay_stage(&Cs::new(inst), best, dl)
+}
+
+/// The least longest path root `r` allows with any number of hosts (each
+/// client on its best server within μ): no cover for `r` does better.
+fn root_floor(cs: &Cs, r: usize) -> f64 {
+    (0..cs.m)
+        .map(|c| {
+            (0..cs.n)
+                .filter(|&s| cs.fits(c, s, r))
+                .map(|s| cs.path(c, s, r))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// Root `r`'s distinct path values in `[floor, below)` within μ, ascending.
+fn root_values(cs: &Cs, r: usize, floor: f64, below: f64) -> Vec<f64> {
+    let block = &cs.p[r * cs.n * cs.m..(r + 1) * cs.n * cs.m];
+    let mut v: Vec<f64> = block
+        .iter()
+        .copied()
+        .filter(|&p| p >= floor && p < below && within_bound(2.0 * p, cs.inst.bound))
+        .collect();
+    v.sort_unstable_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+/// Stage 2 by root: roots in order of their floor; a root whose floor is not
+/// below the best longest path is skipped, the others are tested just below
+/// it (one cover test settles most) and bisected over their own path values
+/// when they improve it. `O(n)` floors plus, per improving root,
+/// `O(log V_r)` cover tests.
+fn delay_stage(cs: &Cs, best: Scored, dl: &Deadline) -> (Scored, Option<String>) {
+    let k = best.metrics.hosts;
+    let mut roots: Vec<(f64, usize)> = (0..cs.n).map(|r| (root_floor(cs, r), r)).collect();
+    roots.retain(|(f, _)| f.is_finite());
+    roots.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let best = Mutex::new(best);
+    let why = Mutex::new(None::<String>);
+    roots.par_iter().for_each(|&(floor, r)| {
+        if lock(&why).is_some() {
+            return;
+        }
+        if let Err(w) = bisect_root(cs, r, floor, k, &best, dl) {
+            *lock(&why) = Some(w);
+        }
+    });
+    let best = best.into_inner().unwrap_or_else(|e| e.into_inner());
+    (best, why.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Bisection over root `r`'s path values below the shared best's longest
+/// path; improvements go into `best`.
+fn bisect_root(
+    cs: &Cs,
+    r: usize,
+    floor: f64,
+    k: usize,
+    best: &Mutex<Scored>,
+    dl: &Deadline,
+) -> Result<(), String> {
+    let upper = |b: &Mutex<Scored>| extremes(cs, &lock(b).sol).0;
+    if floor >= upper(best) {
+        return Ok(());
+    }
+    let vals = root_values(cs, r, floor, upper(best));
+    let (mut lo, mut hi) = (0, vals.len());
+    let mut first = true;
+    while lo < hi {
+        // the incumbent is often optimal: try just below it first
+        let mid = if first { hi - 1 } else { lo + (hi - lo) / 2 };
+        first = false;
+        let t = vals[mid];
+        let ok = |c: usize, s: usize| cs.path(c, s, r) <= t && cs.fits(c, s, r);
+        match cs.cover(r, &ok, k, false, dl) {
+            Cover::Found(h) => {
+                let sc = cs.assign(r, &h, &ok).and_then(|sol| score(cs.inst, sol));
+                let found = sc.as_ref().map_or(t, |s| extremes(cs, &s.sol).0);
+                if let Some(sc) = sc {
+                    let mut b = lock(best);
+                    if sc.metrics.better_than(&b.metrics) {
+                        *b = sc;
+                    }
+                }
+                hi = vals.partition_point(|&v| v < found).min(mid);
+            }
+            Cover::None => lo = mid + 1,
+            Cover::Unknown(_) => return Err("the deadline was hit".into()),
+            Cover::Error(e) => return Err(format!("HiGHS failed: {e}")),
+        }
+        // another root may have improved the best meanwhile
+        hi = hi.min(vals.partition_point(|&v| v < upper(best)));
+    }
+    Ok(())
+}
+
 /// Stages 2 and 3: least delay, then least variation, at `k*` hosts.
 pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> LexResult {
     let cs = Cs::new(inst);
     let k = best.metrics.hosts;
-    let mut values: Vec<f64> =
-        cs.p.iter()
-            .copied()
-            .filter(|&p| within_bound(2.0 * p, inst.bound))
-            .collect();
-    values.sort_unstable_by(f64::total_cmp);
-    values.dedup();
+    let values = path_values(&cs);
     let mut notes = Vec::new();
-    let search = KeySearch {
-        keys: &values,
-        dir: 1.0,
-    };
-    let lo = values.partition_point(|&v| 2.0 * v < inst.gamma);
-    let (best, why) = search.run(
-        lo,
-        best,
-        |s| extremes(&cs, &s.sol).0,
-        |t| probe(&cs, k, f64::NEG_INFINITY, t, dl),
-    );
+    let (best, why) = delay_stage(&cs, best, dl);
     if let Some(w) = why {
         notes.push(format!(
             "delay stage not proven ({w}); variation not minimised"

@@ -350,8 +350,8 @@ impl SpdEngine for ExactSpd {
         }
         let incumbent = heuristic_incumbent(inst, opts);
         let host = match inst.model {
-            CommModel::Cs => cs::min_hosts(inst, incumbent, &deadline),
-            CommModel::P2p => p2p::min_hosts(inst, incumbent, &deadline),
+            CommModel::Cs => cs::min_hosts(inst, incumbent, 1, &deadline),
+            CommModel::P2p => p2p::min_hosts(inst, incumbent, 1, &deadline),
         };
         let lexicographic = opts.flag(&LEXICOGRAPHIC);
         let lex = match (&host, lexicographic) {
@@ -363,6 +363,39 @@ impl SpdEngine for ExactSpd {
         };
         finish(host, lex, lexicographic, inst.model)
     }
+}
+
+/// The first two stages alone, for capacity planning (`plan spd`): the
+/// least host count at the instance's bound and the least delay at that
+/// count. The second field is `None` unless the host count is proven; then
+/// it holds the least-delay solution and `None` when that delay is proven
+/// (else why not).
+pub(crate) fn hosts_then_delay(
+    inst: &SpdInstance,
+    opts: &SolveOptions,
+    known_lb: usize,
+) -> (HostStage, Option<(Scored, Option<String>)>) {
+    let deadline = Deadline::new(opts.time_limit);
+    if inst.clients() == 1 {
+        let out = single_client(inst);
+        return match out.solution.and_then(|s| score(inst, s)) {
+            Some(sc) => (HostStage::Proven(sc.clone()), Some((sc, None))),
+            None => (HostStage::Infeasible(out.message.unwrap_or_default()), None),
+        };
+    }
+    let incumbent = heuristic_incumbent(inst, opts);
+    let host = match inst.model {
+        CommModel::Cs => cs::min_hosts(inst, incumbent, known_lb, &deadline),
+        CommModel::P2p => p2p::min_hosts(inst, incumbent, known_lb, &deadline),
+    };
+    let delay = match &host {
+        HostStage::Proven(sc) => Some(match inst.model {
+            CommModel::Cs => cs::min_delay(inst, sc.clone(), &deadline),
+            CommModel::P2p => p2p_lex::min_delay(inst, sc.clone(), &deadline),
+        }),
+        _ => None,
+    };
+    (host, delay)
 }
 
 /// One feasibility test of a lexicographic stage.

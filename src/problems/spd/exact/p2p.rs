@@ -462,8 +462,14 @@ fn few_hosts(
     Err((best, 3))
 }
 
-/// Stage 1: the proven least host count.
-pub(crate) fn min_hosts(inst: &SpdInstance, incumbent: Option<Scored>, dl: &Deadline) -> HostStage {
+/// Stage 1: the proven least host count, knowing that no solution has
+/// fewer than `known_lb` hosts (1 when nothing is known).
+pub(crate) fn min_hosts(
+    inst: &SpdInstance,
+    incumbent: Option<Scored>,
+    known_lb: usize,
+    dl: &Deadline,
+) -> HostStage {
     let model = match P2pModel::new(inst, Limits::bound(inst.bound)) {
         Ok(m) => m,
         Err(c) => {
@@ -479,9 +485,16 @@ pub(crate) fn min_hosts(inst: &SpdInstance, incumbent: Option<Scored>, dl: &Dead
             }
         }
     };
-    let (mut best, few_lb) = match few_hosts(inst, incumbent, dl) {
-        Ok(done) => return done,
-        Err(state) => state,
+    if let Some(sc) = incumbent.as_ref().filter(|sc| sc.metrics.hosts <= known_lb) {
+        return HostStage::Proven(sc.clone());
+    }
+    let (mut best, few_lb) = if known_lb >= 3 {
+        (incumbent, known_lb)
+    } else {
+        match few_hosts(inst, incumbent, dl) {
+            Ok(done) => return done,
+            Err(state) => state,
+        }
     };
     // The few-host stage proved `few_lb` hosts necessary: an incumbent with
     // that many is optimal without the MILP.

@@ -199,21 +199,30 @@ impl TwoPhase<'_> {
     }
 }
 
-/// Stages 2 and 3 for P2P: least delay, then least variation, at `k*` hosts.
-pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> LexResult {
+/// Stage 2 alone: the least delay with at most `best`'s host count; `None`
+/// when proven, else why not.
+pub(crate) fn min_delay(inst: &SpdInstance, best: Scored, dl: &Deadline) -> (Scored, Option<String>) {
+    match allowed_pairs(inst, &Limits::bound(inst.bound)) {
+        Ok(allowed) => delay_stage(inst, &allowed, best, dl),
+        Err(_) => (best, Some("the pair filter failed".into())),
+    }
+}
+
+fn delay_stage(
+    inst: &SpdInstance,
+    allowed: &Allowed,
+    best: Scored,
+    dl: &Deadline,
+) -> (Scored, Option<String>) {
     let mu = inst.bound;
     let k = best.metrics.hosts;
-    let Ok(allowed) = allowed_pairs(inst, &Limits::bound(mu)) else {
-        let notes = vec!["delay and variation not minimised: the pair filter failed".into()];
-        return LexResult { best, notes };
-    };
     let delay = TwoPhase {
         inst,
-        allowed: &allowed,
+        allowed,
         dir: 1.0,
         key_min: 0.0,
     };
-    let (best, why) = delay.run(
+    delay.run(
         best,
         |s| s.metrics.delay,
         |t| {
@@ -228,7 +237,18 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
                 dl,
             )
         },
-    );
+    )
+}
+
+/// Stages 2 and 3 for P2P: least delay, then least variation, at `k*` hosts.
+pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> LexResult {
+    let mu = inst.bound;
+    let k = best.metrics.hosts;
+    let Ok(allowed) = allowed_pairs(inst, &Limits::bound(mu)) else {
+        let notes = vec!["delay and variation not minimised: the pair filter failed".into()];
+        return LexResult { best, notes };
+    };
+    let (best, why) = delay_stage(inst, &allowed, best, dl);
     if let Some(w) = why {
         let notes = vec![format!(
             "delay stage not proven ({w}); variation not minimised"
