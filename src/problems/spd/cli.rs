@@ -39,6 +39,7 @@ pub fn hooks() -> Vec<CliHook> {
                 run_repro_spd(&a, m).map(|_| 0)
             },
         },
+        crate::problems::spd::plan::cli::hook(),
     ]
 }
 

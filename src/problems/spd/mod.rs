@@ -23,6 +23,7 @@ pub mod file;
 pub mod gen;
 pub mod k_best;
 pub mod model;
+pub mod plan;
 pub mod repro;
 pub mod spdcs_h;
 pub mod spdp2p_h;
