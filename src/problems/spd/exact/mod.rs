@@ -198,7 +198,7 @@ pub(crate) fn keep_better(best: &mut Option<Scored>, cand: Option<Scored>) {
 }
 
 /// The best heuristic solution (the incumbent the exact search starts from).
-fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Option<Scored> {
+pub(crate) fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Option<Scored> {
     let mut engines: Vec<&dyn SpdEngine> = vec![&AlgorithmMatching];
     match inst.model {
         CommModel::Cs => engines.push(&SpdcsH),

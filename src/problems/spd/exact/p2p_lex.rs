@@ -2,7 +2,7 @@
 //! at the proven host count `k*` (searches described in [`super`]).
 
 use crate::problems::spd::exact::{
-    score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
+    heuristic_incumbent, score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
 };
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits, P2pModel};
 use crate::problems::spd::exact::p2p_few;
@@ -94,6 +94,23 @@ fn min_pair(inst: &SpdInstance, sol: &SpdSolution) -> f64 {
     lo
 }
 
+/// The paper's heuristics run at the tested bound (delay stage only): a
+/// solution they find with at most `k` hosts answers the test without a MILP.
+fn heuristic_at(inst: &SpdInstance, lim: &Limits, k: usize) -> Option<Scored> {
+    if lim.lo > f64::NEG_INFINITY || !lim.hi.is_finite() {
+        return None;
+    }
+    let mut at = inst.clone();
+    at.bound = lim.hi.min(inst.bound);
+    at.bound_factor = None;
+    let sc = heuristic_incumbent(&at, &crate::core::SolveOptions::default())?;
+    if sc.metrics.hosts > k {
+        return None;
+    }
+    // re-scored against the instance itself (its bound is not lower)
+    score(inst, sc.sol).filter(|s| lim.fits(s.metrics.delay))
+}
+
 /// One test: a solution with at most `k` hosts whose pairs fit `lim`.
 fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
     if dl.expired() {
@@ -103,6 +120,9 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
         1 => return p2p_few::single_host(inst, &lim),
         2 => return p2p_few::at_most_two_hosts(inst, &lim, dl),
         _ => {}
+    }
+    if let Some(sc) = heuristic_at(inst, &lim, k) {
+        return Probe::Feasible(sc);
     }
     let Ok(model) = P2pModel::new(inst, lim) else {
         return Probe::Infeasible;
