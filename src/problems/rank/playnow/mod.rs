@@ -41,15 +41,15 @@ pub struct PlaynowConfig {
 
 impl PlaynowConfig {
     /// The full study: 4 × 64, 10 × 24 and 10 × 16 slots, loads 0.15, 0.3
-    /// and 0.5, 30-minute sessions over 600 minutes sampled every 5; seed
-    /// 002's three scenarios at 5, 10, 20 mirrors, scale `0.25`.
+    /// and 0.5, 30-minute sessions over 1200 minutes sampled every 5; seed
+    /// 002's three scenarios at 5, 10, 20 mirrors at the paper's size (scale 1).
     pub fn standard(seed: u64, pings: PingSource, ping_label: String) -> Self {
         PlaynowConfig {
             pool: PoolConfig {
                 sizes: vec![(64, 4), (24, 10), (16, 10)],
                 load: 0.3,
                 session_min: 30.0,
-                duration_min: 600.0,
+                duration_min: 1200.0,
                 sample_min: 5.0,
                 seed,
             },
@@ -59,7 +59,7 @@ impl PlaynowConfig {
             cma: Some(CmpConfig {
                 scenarios: vec![Scenario::Join, Scenario::Leave, Scenario::Dynamic],
                 mirrors: vec![5, 10, 20],
-                scale: 0.25,
+                scale: 1.0,
                 seed: 1,
             }),
         }

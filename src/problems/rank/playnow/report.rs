@@ -8,11 +8,12 @@
 //! gives the same bytes.
 
 use super::cma_cmp::{refusals, CmpRow};
-use super::pool::{PoolRun, Sample, VIABLE_PLAYERS};
+use super::pool::{PoolPolicy, PoolRun, Sample, VIABLE_PLAYERS};
 use super::{LoadRuns, PlaynowConfig};
 use crate::bench::export::write_atomic;
 use crate::bench::plot::{draw_chart, series_table, ChartSpec, Series, Style};
 use crate::error::{Error, Result};
+use crate::problems::rank::score::players_score;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -298,33 +299,56 @@ fn steady_table(md: &mut String, rows: &[Steady], slot_share: f64) {
     }
 }
 
-fn answer(md: &mut String, rows: &[Steady], slot_share: f64) {
+fn answer(md: &mut String, cfg: &PlaynowConfig, rows: &[Steady]) {
+    let slot_share = cfg.largest_slot_share();
+    let largest = cfg.pool.slots().into_iter().max().unwrap_or(0);
     let _ = writeln!(
         md,
-        "\n## Do huge servers steal players?\n\nThe largest servers hold {:.1}% of the \
-         slots. A policy \"steals\" for them when their share of the players is above that \
-         (ratio > 1 in the table).\n",
+        "\n## Do huge servers steal players?\n\nThe {largest}-slot servers hold {:.1}% of the \
+         slots. A policy draws players to them when their share of the players is above that \
+         (ratio > 1). Steady-state share on the {largest}-slot servers ÷ their slot share, per \
+         load:\n",
         100.0 * slot_share
     );
-    for s in rows {
-        let verdict = if s.share_large > slot_share * 1.05 {
-            "above its slot share: the large servers draw players"
-        } else if s.share_large < slot_share * 0.95 {
-            "below its slot share"
-        } else {
-            "about its slot share"
+    for name in PoolPolicy::ALL.map(|p| p.name()) {
+        let mine: Vec<&Steady> = rows.iter().filter(|s| s.policy == name).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let ratio = |s: &Steady| s.share_large / slot_share.max(f64::MIN_POSITIVE);
+        let cells: Vec<String> = mine
+            .iter()
+            .map(|s| format!("{:.2} at {}", ratio(s), s.load))
+            .collect();
+        let above = mine.iter().filter(|s| ratio(s) > 1.05).count();
+        let verdict = match above {
+            0 => "no".to_string(),
+            n if n == mine.len() => "**yes**, at every load".to_string(),
+            n => format!("at {n} of {} loads", mine.len()),
         };
-        let _ = writeln!(
-            md,
-            "- load {}, **{}**: {:.1}% of the players on the largest servers — {verdict} \
-             ({:.2} viable games, {:.1}% of players on them).",
-            s.load,
-            s.policy,
-            100.0 * s.share_large,
-            s.viable,
-            100.0 * s.on_viable_share
-        );
+        let _ = writeln!(md, "- `{name}`: {} — {verdict}.", cells.join(", "));
     }
+    let sizes: Vec<String> = cfg
+        .pool
+        .sizes
+        .iter()
+        .map(|&(s, _)| {
+            let f = f64::from(s);
+            let v1 = players_score(0.0, f, 2.0 / 3.0, 1.0 / 3.0);
+            let v2 = players_score(0.0, f.min(24.0), 0.5, 0.5);
+            format!("{s} slots: {v1:.4} (seed000) / {v2:.4} (ns2-v2)")
+        })
+        .collect();
+    let _ = writeln!(
+        md,
+        "\nWhy: seed 000's PlayersScore adds the viability derivative times the *open slots*, \
+         so an empty or seeding server's bonus grows with its size. PlayersScore of an empty \
+         server — {}. `ns2-v1` has the same shape (weights 0.66/0.33). `ns2-v2` counts open \
+         slots up to 24 only, which removes most of the pull. `tf2-quickplay` scores servers \
+         under 18 slots −100 (never picked while anything else has room) and peaks at 5/6 \
+         full.",
+        sizes.join("; ")
+    );
 }
 
 fn cma_section(md: &mut String, cfg: &PlaynowConfig, cmp: &[CmpRow]) {
@@ -348,12 +372,22 @@ fn cma_section(md: &mut String, cfg: &PlaynowConfig, cmp: &[CmpRow]) {
             r.events,
             r.mean_avg_delay,
             r.final_avg_delay,
-            r.gap_mean_pct,
-            r.gap_final_pct
+            tidy(r.gap_mean_pct),
+            tidy(r.gap_final_pct)
         );
     }
     for (p, why) in refusals() {
         let _ = writeln!(md, "\n`{p}` is not run: {why}");
+    }
+}
+
+/// `x` rounded to 2 decimals with `-0.00` shown as `0.00`.
+fn tidy(x: f64) -> f64 {
+    let r = (x * 100.0).round() / 100.0;
+    if r == 0.0 {
+        0.0
+    } else {
+        r
     }
 }
 
@@ -372,7 +406,7 @@ pub fn findings_md(cfg: &PlaynowConfig, loads: &[LoadRuns], rows: &[Steady], cmp
         pool_text(cfg)
     );
     steady_table(&mut md, rows, slot_share);
-    answer(&mut md, rows, slot_share);
+    answer(&mut md, cfg, rows);
     for l in loads {
         let first = METRICS[0];
         let series: Vec<Series> = l
