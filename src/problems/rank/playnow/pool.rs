@@ -453,3 +453,99 @@ fn sample(st: &State, w: &Workload, t: f64) -> Result<Sample> {
             .fold(0.0, f64::max),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problems::rank::model::RankInstance;
+    use crate::problems::rank::ranking::play_now;
+
+    fn small(load: f64, seed: u64) -> Workload {
+        let cfg = PoolConfig {
+            sizes: vec![(64, 1), (24, 2), (16, 3)],
+            load,
+            session_min: 10.0,
+            duration_min: 60.0,
+            sample_min: 2.0,
+            seed,
+        };
+        build_workload(&cfg, &PingSource::Synthetic { nodes: 40 }).unwrap()
+    }
+
+    #[test]
+    fn preset_choice_is_the_rank_familys_play_now() {
+        let w = small(0.5, 3);
+        let loads = [63, 0, 24, 3, 15, 16];
+        for i in 0..w.arrive.len().min(30) {
+            for preset in Preset::ALL {
+                let servers: Vec<Server> = (0..w.slots.len())
+                    .map(|j| Server {
+                        name: format!("s{j}"),
+                        players: loads[j],
+                        max_players: w.slots[j],
+                        ping: Some(w.inst.delay(i, j)),
+                        perf_score: None,
+                        skill: None,
+                        joinable: None,
+                        favorite: false,
+                    })
+                    .collect();
+                let inst = RankInstance::new("t", preset, Player::default(), servers);
+                let want = play_now(&inst, preset).map(|r| r.index);
+                assert_eq!(choose(PoolPolicy::Preset(preset), &w, &loads, i), want);
+            }
+        }
+    }
+
+    #[test]
+    fn full_pools_turn_players_away_and_counts_are_conserved() {
+        let w = small(3.0, 5);
+        for p in PoolPolicy::ALL {
+            let run = simulate_pool(&w, p).unwrap();
+            assert_eq!(run.samples.len(), 30);
+            let last = run.samples.last().unwrap();
+            assert!(last.rejected > 0, "{}", p.name());
+            for s in &run.samples {
+                assert_eq!(s.arrived, s.present + s.departed + s.rejected);
+                assert!(s.max_fill <= 1.0 && s.on_viable <= s.present);
+                assert!(s.present <= 64 + 48 + 48);
+            }
+        }
+    }
+
+    #[test]
+    fn baselines_pick_as_named() {
+        let w = small(0.5, 1);
+        let loads = [10, 0, 5, 0, 15, 0];
+        let row = w.inst.row(0);
+        let nearest = (0..6)
+            .min_by(|&a, &b| row[a].total_cmp(&row[b]).then(a.cmp(&b)))
+            .unwrap();
+        assert_eq!(choose(PoolPolicy::PingOnly, &w, &loads, 0), Some(nearest));
+        assert_eq!(choose(PoolPolicy::FullestFirst, &w, &loads, 0), Some(4));
+        let full = [64, 24, 24, 16, 16, 16];
+        assert_eq!(choose(PoolPolicy::FullestFirst, &w, &full, 0), None);
+    }
+
+    #[test]
+    fn bad_configurations_are_refused() {
+        let mut cfg = PoolConfig {
+            sizes: vec![(16, 2)],
+            load: 0.0,
+            session_min: 10.0,
+            duration_min: 60.0,
+            sample_min: 2.0,
+            seed: 1,
+        };
+        let syn = PingSource::Synthetic { nodes: 10 };
+        assert!(build_workload(&cfg, &syn).is_err());
+        cfg.load = 0.5;
+        cfg.sample_min = 100.0;
+        assert!(build_workload(&cfg, &syn).is_err());
+        cfg.sample_min = 2.0;
+        let ragged = PingSource::Matrix(vec![vec![0.0, 1.0], vec![1.0]]);
+        assert!(build_workload(&cfg, &ragged).is_err());
+        let zeros = PingSource::Matrix(vec![vec![0.0; 3]; 3]);
+        assert!(build_workload(&cfg, &zeros).is_err());
+    }
+}
