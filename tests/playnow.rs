@@ -52,7 +52,7 @@ fn quick_study_writes_findings_figures_and_tables() {
             p.extension().is_some_and(|x| x == "svg") && read(&p).contains("<svg")
         })
         .count();
-    assert_eq!(svgs, 2 * 5 + 1);
+    assert_eq!(svgs, 2 * 5 + 2);
     let cma = read(&out.join("cma.csv"));
     // j-sa/l-sa is exact: its gap to bf is 0 on every run
     for line in cma.lines().filter(|l| l.contains(",j-sa/l-sa,")) {

@@ -233,6 +233,25 @@ pub fn figures(cfg: &PlaynowConfig, loads: &[LoadRuns], rows: &[Steady], dir: &P
     Ok(paths)
 }
 
+/// `figures/cma-gap.svg`: per scenario and policy (not `bf`), the gap of
+/// the mean average delay to `bf` against the mirror count.
+fn cma_figure(cmp: &[CmpRow], dir: &Path) -> Result<PathBuf> {
+    let mut series: Vec<Series> = Vec::new();
+    for r in cmp.iter().filter(|r| r.policy != "bf") {
+        let (scenario, k) = r.run.rsplit_once('-').unwrap_or((&r.run, ""));
+        let k: f64 = k.trim_end_matches('m').parse().unwrap_or(0.0);
+        let label = format!("{scenario}: {}", r.policy);
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push((k, r.gap_mean_pct)),
+            None => series.push(line(&label, vec![(k, r.gap_mean_pct)], Style::Line)),
+        }
+    }
+    let path = dir.join("cma-gap.svg");
+    let title = "seed 002 scenarios: mean average delay above the optimum (bf)".to_string();
+    draw_chart(&path, &spec(title, "mirrors", "gap to bf (%)"), &series)?;
+    Ok(path)
+}
+
 /// Writes the CSV files, the figures and `findings.md` into `out`.
 pub fn write_all(
     cfg: &PlaynowConfig,
@@ -250,7 +269,10 @@ pub fn write_all(
     if !cmp.is_empty() {
         write(&out.join("cma.csv"), &cma_csv(cmp))?;
     }
-    let figs = figures(cfg, loads, &rows, &out.join("figures"))?;
+    let mut figs = figures(cfg, loads, &rows, &out.join("figures"))?;
+    if !cmp.is_empty() {
+        figs.push(cma_figure(cmp, &out.join("figures"))?);
+    }
     write(&out.join("findings.md"), &findings_md(cfg, loads, &rows, cmp))?;
     Ok(figs)
 }
@@ -358,7 +380,8 @@ fn cma_section(md: &mut String, cfg: &PlaynowConfig, cmp: &[CmpRow]) {
         "\n## J-playnow on seed 002's scenarios\n\nThe instances of `repro cma` at scale {} \
          (generator seed {}), every policy on the same events; `bf` re-solves the exact \
          optimum after every event and is the reference of the gaps. Mean = over events with \
-         someone present; final = after the last such event. Also in `cma.csv`.\n\n\
+         someone present; final = after the last such event. Also in `cma.csv`; the \
+         mean gap against the mirror count: `figures/cma-gap.svg`.\n\n\
          | run | policy | events | mean avg delay ms | final avg delay ms | gap mean | gap final |\n\
          |---|---|---:|---:|---:|---:|---:|",
         c.scale, c.seed
