@@ -2,13 +2,17 @@
 //! every score with its factors and the sort (`rank`, what `serverpick rank`
 //! prints) under each preset, the order alone (`order_scores`, what the
 //! `rank-<preset>` engines return) and the play-now pick (`play_now`, one
-//! pass). Run:
+//! pass); and one stretch of the `repro playnow` population simulation.
+//! Run:
 //! `cargo bench --bench rank`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serverpick::problems::rank::model::{Player, RankInstance, Server};
+use serverpick::problems::rank::playnow::pool::{
+    build_workload, simulate_pool, PingSource, PoolConfig, PoolPolicy,
+};
 use serverpick::problems::rank::ranking::{order_scores, play_now, rank};
 use serverpick::problems::rank::score::Preset;
 use std::time::Duration;
@@ -58,5 +62,27 @@ fn rank_100k(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, rank_100k);
+/// One step of the `repro playnow` population study: 24 servers (4 × 64,
+/// 10 × 24, 10 × 16), load 0.3, 60 simulated minutes (about 400 arrivals,
+/// each one a play-now pick over 24 servers) under `seed000` and the CMA
+/// optimum (one exact re-solve per 5-minute sample).
+fn playnow_pool(c: &mut Criterion) {
+    let cfg = PoolConfig {
+        sizes: vec![(64, 4), (24, 10), (16, 10)],
+        load: 0.3,
+        session_min: 30.0,
+        duration_min: 60.0,
+        sample_min: 5.0,
+        seed: 1,
+    };
+    let w = build_workload(&cfg, &PingSource::Synthetic { nodes: 200 }).expect("workload");
+    let mut g = c.benchmark_group("playnow_pool_60min");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    for p in [PoolPolicy::Preset(Preset::Seed000), PoolPolicy::CmaOptimum] {
+        g.bench_function(p.name(), |b| b.iter(|| simulate_pool(&w, p)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, rank_100k, playnow_pool);
 criterion_main!(benches);

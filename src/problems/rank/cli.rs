@@ -145,7 +145,7 @@ pub fn render(inst: &RankInstance, preset: Preset, rows: &[Ranked], play_now: bo
     )
 }
 
-/// The command the rank family adds.
+/// The commands the rank family adds (`rank`, `repro playnow`).
 pub fn hooks() -> Vec<CliHook> {
     vec![CliHook {
         place: HookPlace::TopLevel,
@@ -154,5 +154,7 @@ pub fn hooks() -> Vec<CliHook> {
              every factor, or --play-now for the best joinable one",
         )),
         run: |m| run_rank_cmd(&RankArgs::from_arg_matches(m).map_err(usage)?),
-    }]
+    },
+    super::playnow::cli::hook(),
+    ]
 }

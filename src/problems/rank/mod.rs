@@ -3,7 +3,8 @@
 //! - [`model`]: one player, many servers; [`file`]: the rank input
 //!   (formats.md "Rank input"); [`score`]: THE score, every factor of every
 //!   preset with its source; [`ranking`]: the ranking and "play now";
-//!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`.
+//!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`;
+//!   [`playnow`]: `serverpick repro playnow`, the population study.
 //! - Through the family interface (`solve`, `eval`, `bench`): one engine per
 //!   preset, `rank-<preset>`, whose solution is its ordering
 //!   (`{"order": [..]}`). Every ordering is scored under the instance's
@@ -18,6 +19,7 @@ pub mod cli;
 pub mod eval;
 pub mod file;
 pub mod model;
+pub mod playnow;
 pub mod ranking;
 pub mod score;
 
