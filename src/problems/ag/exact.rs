@@ -5,18 +5,24 @@
 //! (`exact`) or may move one by one (`exact-players`). Every server must end
 //! at most at its target `⌊(1 − margin)·max_load⌋`. Stages: (1) players
 //! sent to P2P, (2) players moved (P2P counts), (3) the largest server load;
-//! each stage's optimum is fixed as a constraint of the next.
+//! each stage's optimum is fixed as a constraint of the next (integer
+//! objectives, so HiGHS proves each with an absolute gap below 1).
 //!
-//! Why it is fast: AGs of one size on one server are interchangeable, so
-//! the MILP counts them: `x[z][f][t]` = AGs of size `z` moved from `f` to
-//! `t` (`t = f`: stay), `p[z][f]` to P2P, `y[f][t]` main-game players
-//! (`exact-players`). With `Z` distinct sizes and `N` servers that is
-//! `Z·N·(N+1)` integers (550 at paper size, whatever the player count):
-//! loads `M_t + Σ z·x[z][f][t] ≤ target_t`, `Σ_t x[z][f][t] + p[z][f] =
-//! c[z][f]`. The concrete AGs are then taken in index order per `(z, f)`:
-//! the first stay, the next go to the destinations in server order, the
-//! rest to P2P (P2P AGs get `distributes(LL)`). Building and
-//! disaggregating cost `O(P + Z·N²)`.
+//! Why it is fast: items of one class (AGs of one size; main-game players
+//! for `exact-players`) are interchangeable, and where an item comes from
+//! matters only through whether it stays. So the MILP counts: `k[q][t]` =
+//! items of class `q` ending on server `t`, `s[q][t] ≤ min(c[q][t],
+//! k[q][t])` those of them already there (they stay), `p[q]` sent to P2P
+//! (AG classes only). Loads `M_t + Σ_q z_q·k[q][t] ≤ target_t`, `Σ_t
+//! k[q][t] + p[q] = |q|`; moved `= Σ_q z_q·(|q| − Σ_t s[q][t])`. That is
+//! `Q·(2N + 1)` integers whatever the player count (Q ≤ 6 classes: 110 at
+//! paper size, 1,100 at 100 servers). Any `k` is reachable from the current
+//! placement (items of a class are interchangeable), so the counts are the
+//! whole problem. Disaggregation per class: on each server its first
+//! `s[q][t]` items (index order) stay; the others form a pool (server, then
+//! index order) that fills the `k[q][t] − s[q][t]` free slots in server
+//! order; what is left goes to P2P with `distributes(LL)`. Building and
+//! disaggregating cost `O(P + Q·N)`.
 
 use crate::core::{FailureReason, Outcome, SolveOptions, Status};
 use crate::lp::highs::{minimise, Col, MipBuilder, MipResult, MipSettings};
@@ -25,21 +31,31 @@ use crate::problems::ag::model::{AgInstance, AgSolution, Dest, P2pRoles, P2P};
 use good_lp::{constraint, variable, Constraint, Expression};
 use std::time::Instant;
 
+/// One class of interchangeable items.
+struct Class {
+    /// Players per item.
+    size: u64,
+    /// Items per current server (AG indices or main-game player indices).
+    items: Vec<Vec<usize>>,
+    /// Whether the items are AGs (may go to P2P).
+    is_ag: bool,
+}
+
 /// The aggregated data.
 struct Agg {
-    sizes: Vec<u64>,
-    /// `count[z][f]`.
-    count: Vec<Vec<u64>>,
-    /// Main-game players per server.
-    main: Vec<u64>,
+    classes: Vec<Class>,
+    /// Players that cannot move, per server (main game of `exact`).
+    fixed: Vec<u64>,
     target: Vec<u64>,
-    players_move: bool,
 }
 
 /// The model's columns.
 struct Cols {
-    x: Vec<Vec<Vec<Option<Col>>>>,
-    y: Vec<Vec<Option<Col>>>,
+    k: Vec<Vec<Col>>,
+    s: Vec<Vec<Option<Col>>>,
+    /// Stage 2's constant `Σ_q z_q·|q|`, kept out of the MILP objective
+    /// (its optimum and bound are reported with it added back).
+    offset: f64,
 }
 
 fn aggregate(inst: &AgInstance, players_move: bool) -> Agg {
@@ -47,57 +63,70 @@ fn aggregate(inst: &AgInstance, players_move: bool) -> Agg {
     let mut sizes: Vec<u64> = inst.members.iter().map(|m| m.len() as u64).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let mut count = vec![vec![0u64; n]; sizes.len()];
+    let mut classes: Vec<Class> = sizes
+        .iter()
+        .map(|&size| Class { size, items: vec![Vec::new(); n], is_ag: true })
+        .collect();
     for (a, m) in inst.members.iter().enumerate() {
         let z = sizes.partition_point(|&s| s < m.len() as u64);
-        count[z][inst.ag_server(a)] += 1;
+        classes[z].items[inst.ag_server(a)].push(a);
     }
-    let mut main = vec![0u64; n];
+    let mut main = Class { size: 1, items: vec![Vec::new(); n], is_ag: false };
     for (p, &s) in inst.server.iter().enumerate() {
-        main[s] += u64::from(inst.ag[p].is_none());
+        if inst.ag[p].is_none() {
+            main.items[s].push(p);
+        }
     }
-    Agg {
-        sizes,
-        count,
-        main,
-        target: (0..n).map(|s| inst.target(s)).collect(),
-        players_move,
+    let mut fixed = vec![0u64; n];
+    if players_move {
+        classes.push(main);
+    } else {
+        for (f, items) in main.items.iter().enumerate() {
+            fixed[f] = items.len() as u64;
+        }
     }
+    Agg { classes, fixed, target: (0..n).map(|s| inst.target(s)).collect() }
 }
 
 /// The model with stage objective `stage` (1, 2, 3) and the optima of the
 /// earlier stages as constraints.
 fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression, Vec<Constraint>) {
-    let n = g.main.len();
+    let n = g.target.len();
     let mut b = MipBuilder::new();
     let int = |b: &mut MipBuilder, hi: u64| b.add(variable().integer().min(0.0).max(hi as f64));
-    let mut load: Vec<Expression> = (0..n).map(|_| Expression::from(0.0)).collect();
+    let mut load: Vec<Expression> = g.fixed.iter().map(|&m| Expression::from(m as f64)).collect();
     let (mut p2p, mut moved) = (Expression::from(0.0), Expression::from(0.0));
+    let mut offset = 0.0;
     let mut cons = Vec::new();
-    let mut x = vec![vec![vec![None; n]; n]; g.sizes.len()];
-    for (z, &size) in g.sizes.iter().enumerate() {
-        for f in 0..n {
-            let c = g.count[z][f];
-            if c == 0 {
-                continue;
-            }
-            let pc = int(&mut b, c);
-            let mut sum = Expression::from(pc.var);
-            p2p += size as f64 * pc.var;
-            for t in 0..n {
-                let xc = int(&mut b, c);
-                sum += xc.var;
-                load[t] += size as f64 * xc.var;
-                if t != f {
-                    moved += size as f64 * xc.var;
-                }
-                x[z][f][t] = Some(xc);
-            }
-            cons.push(constraint!(sum == c as f64));
+    let (mut kc, mut sc) = (Vec::new(), Vec::new());
+    for q in &g.classes {
+        let total: u64 = q.items.iter().map(|v| v.len() as u64).sum();
+        let z = q.size as f64;
+        let mut sum = Expression::from(0.0);
+        if q.is_ag {
+            let p = int(&mut b, total);
+            sum += p.var;
+            p2p += z * p.var;
         }
+        offset += z * total as f64;
+        let (mut ks, mut ss) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for t in 0..n {
+            let k = int(&mut b, total);
+            sum += k.var;
+            load[t] += z * k.var;
+            let here = q.items[t].len() as u64;
+            let s = (here > 0).then(|| int(&mut b, here));
+            if let Some(s) = s {
+                cons.push(constraint!(s.var <= k.var));
+                moved -= z * s.var;
+            }
+            ks.push(k);
+            ss.push(s);
+        }
+        cons.push(constraint!(sum == total as f64));
+        kc.push(ks);
+        sc.push(ss);
     }
-    let y = main_columns(g, &mut b, &mut load, &mut moved, &mut cons);
-    moved += p2p.clone();
     let l = int(&mut b, g.target.iter().copied().max().unwrap_or(0));
     for t in 0..n {
         let lt = load[t].clone();
@@ -110,40 +139,7 @@ fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression,
         cons.push(constraint!(e <= *v));
     }
     let obj = stages[stage - 1].clone();
-    (b, Cols { x, y }, obj, cons)
-}
-
-/// Main-game columns: fixed loads (`exact`) or `y[f][t]` (`exact-players`).
-fn main_columns(
-    g: &Agg,
-    b: &mut MipBuilder,
-    load: &mut [Expression],
-    moved: &mut Expression,
-    cons: &mut Vec<Constraint>,
-) -> Vec<Vec<Option<Col>>> {
-    let n = g.main.len();
-    let mut y = vec![vec![None; n]; n];
-    for f in 0..n {
-        if !g.players_move {
-            load[f] += g.main[f] as f64;
-            continue;
-        }
-        if g.main[f] == 0 {
-            continue;
-        }
-        let mut sum = Expression::from(0.0);
-        for t in 0..n {
-            let c = b.add(variable().integer().min(0.0).max(g.main[f] as f64));
-            sum += c.var;
-            load[t] += c.var;
-            if t != f {
-                *moved += c.var;
-            }
-            y[f][t] = Some(c);
-        }
-        cons.push(constraint!(sum == g.main[f] as f64));
-    }
-    y
+    (b, Cols { k: kc, s: sc, offset }, obj, cons)
 }
 
 /// What the stages established.
@@ -172,12 +168,22 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
         };
         let (b, cols, obj, cons) = build(g, stage, &optima);
         let res: MipResult = minimise(b, obj, cons, None, &settings);
-        let bound = res.bound.map_or(0.0, |v| (v - 1e-6).ceil().max(0.0));
+        let floor = if stage == 2 { -cols.offset } else { 0.0 };
+        let bound = res.bound.map_or(floor, |v| (v - 1e-6).ceil().max(floor));
         match (res.status, res.values, res.objective) {
             (Status::Optimal, Some(values), Some(o)) => {
                 optima.push(o.round());
                 bounds.push(o.round());
-                out = Some(Staged { values, cols, optima: optima.clone(), bounds: bounds.clone(), proven: stage, note: None });
+                let counted = if stage == 2 { stage_3_by_counting(g, &cols, &values) } else { None };
+                let proven = if counted.is_some() { 3 } else { stage };
+                if let Some(l) = counted {
+                    optima.push(l);
+                    bounds.push(l);
+                }
+                out = Some(Staged { values, cols, optima: optima.clone(), bounds: bounds.clone(), proven, note: None });
+                if proven == 3 {
+                    break;
+                }
             }
             (Status::TimeLimit, values, _) => {
                 let note = format!("time limit in stage {stage}; stages 1..{} proven", stage - 1);
@@ -201,74 +207,69 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
     out.ok_or_else(|| Outcome::no_solution("no stage ran"))
 }
 
+/// Stage 3 without a MILP when stage 2's solution already reaches the
+/// counting bound `max(⌈cluster players / N⌉, max_t fixed_t)` on the largest
+/// load (the cluster's players are fixed by stage 1).
+fn stage_3_by_counting(g: &Agg, cols: &Cols, values: &[f64]) -> Option<f64> {
+    let n = g.target.len();
+    let val = |c: Col| values.get(c.idx).map_or(0.0, |x| x.round());
+    let loads: Vec<f64> = (0..n)
+        .map(|t| g.fixed[t] as f64 + g.classes.iter().enumerate().map(|(q, c)| c.size as f64 * val(cols.k[q][t])).sum::<f64>())
+        .collect();
+    let total: f64 = loads.iter().sum();
+    let lb = (total / n as f64).ceil().max(g.fixed.iter().copied().max().unwrap_or(0) as f64);
+    let max = loads.iter().copied().fold(0.0, f64::max);
+    (max <= lb).then_some(max)
+}
+
 /// Concrete destinations from the counts (module docs).
 fn disaggregate(inst: &AgInstance, g: &Agg, cols: &Cols, v: &[f64]) -> AgSolution {
     let n = inst.servers();
-    let val = |c: &Option<Col>| c.map_or(0, |c| v.get(c.idx).map_or(0, |x| x.round().max(0.0) as u64));
+    let val = |c: Col| v.get(c.idx).map_or(0, |x| x.round().max(0.0) as usize);
     let mut assign: Vec<Option<Dest>> = inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
-    let mut groups = vec![vec![Vec::new(); n]; g.sizes.len()];
-    for (a, m) in inst.members.iter().enumerate() {
-        let z = g.sizes.partition_point(|&s| s < m.len() as u64);
-        groups[z][inst.ag_server(a)].push(a);
-    }
     let mut p2p = Vec::new();
-    for (z, row) in groups.iter().enumerate() {
-        for (f, ags) in row.iter().enumerate() {
-            let order = std::iter::once(f).chain((0..n).filter(|&t| t != f));
-            let mut dests: Vec<Dest> = Vec::with_capacity(ags.len());
-            for t in order {
-                let k = val(&cols.x[z][f][t]) as usize;
-                dests.extend(std::iter::repeat_n(Dest::Server(t), k));
+    for (qi, q) in g.classes.iter().enumerate() {
+        let mut pool = Vec::new();
+        let mut slots = Vec::new();
+        for t in 0..n {
+            let stay = cols.s[qi][t].map_or(0, val).min(q.items[t].len());
+            pool.extend_from_slice(&q.items[t][stay..]);
+            slots.extend(std::iter::repeat_n(t, val(cols.k[qi][t]).saturating_sub(stay)));
+        }
+        for (i, &item) in pool.iter().enumerate() {
+            let d = slots.get(i).map_or(P2P, |&t| Dest::Server(t));
+            if !q.is_ag {
+                assign[item] = Some(if d == P2P { Dest::Server(inst.server[item]) } else { d });
+                continue;
             }
-            for (i, &a) in ags.iter().enumerate() {
-                let d = dests.get(i).copied().unwrap_or(P2P);
-                for &p in &inst.members[a] {
-                    assign[p] = Some(d);
-                }
-                if d == P2P {
-                    let (s, rs) = distributes(inst, a, Criteria::Ll);
-                    p2p.push(P2pRoles { ag: a, s, rs });
-                }
+            for &p in &inst.members[item] {
+                assign[p] = Some(d);
+            }
+            if d == P2P {
+                let (s, rs) = distributes(inst, item, Criteria::Ll);
+                p2p.push(P2pRoles { ag: item, s, rs });
             }
         }
     }
-    if g.players_move {
-        move_main(inst, cols, &val, &mut assign);
-    }
+    p2p.sort_by_key(|r| r.ag);
     AgSolution { assign, p2p }
 }
 
-fn move_main(inst: &AgInstance, cols: &Cols, val: &dyn Fn(&Option<Col>) -> u64, assign: &mut [Option<Dest>]) {
-    let n = inst.servers();
-    let mut main: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (p, &s) in inst.server.iter().enumerate() {
-        if inst.ag[p].is_none() {
-            main[s].push(p);
-        }
-    }
-    for (f, players) in main.iter().enumerate() {
-        let order = std::iter::once(f).chain((0..n).filter(|&t| t != f));
-        let dests: Vec<usize> = order.flat_map(|t| std::iter::repeat_n(t, val(&cols.y[f][t]) as usize)).collect();
-        for (i, &p) in players.iter().enumerate() {
-            assign[p] = Some(Dest::Server(dests.get(i).copied().unwrap_or(f)));
-        }
-    }
-}
-
 /// `exact` (`players_move = false`) or `exact-players` (`true`).
-/// Cost: three MILPs of `Z·N·(N+1)` (+ `N²`) integers; `O(P)` around them.
+/// Cost: three MILPs of `Q·(2N + 1) + 1` integers; `O(P)` around them.
 pub fn exact(inst: &AgInstance, players_move: bool, opts: &SolveOptions) -> Outcome<AgSolution> {
     let g = aggregate(inst, players_move);
     let n = inst.servers();
+    let main: u64 = inst.ag.iter().filter(|a| a.is_none()).count() as u64;
     if !players_move {
-        if let Some(s) = (0..n).find(|&s| g.main[s] > g.target[s]) {
+        if let Some(s) = (0..n).find(|&s| g.fixed[s] > g.target[s]) {
             let msg = format!(
                 "server {s}: its {} main-game players alone exceed its target {}",
-                g.main[s], g.target[s]
+                g.fixed[s], g.target[s]
             );
             return Outcome::without_solution(Status::Infeasible, msg);
         }
-    } else if g.main.iter().sum::<u64>() > g.target.iter().sum::<u64>() {
+    } else if main > g.target.iter().sum::<u64>() {
         let msg = "the main-game players alone exceed the servers' total target";
         return Outcome::without_solution(Status::Infeasible, msg);
     }
@@ -278,15 +279,16 @@ pub fn exact(inst: &AgInstance, players_move: bool, opts: &SolveOptions) -> Outc
     };
     let sol = disaggregate(inst, &g, &st.cols, &st.values);
     let w = inst.players() as f64 + 1.0;
+    let off = st.cols.offset;
     let bound = match st.bounds.as_slice() {
         [b1] => b1 * w,
-        [b1, b2, ..] => b1 * w + b2,
+        [b1, b2, ..] => b1 * w + b2 + off,
         [] => 0.0,
     };
     let status = if st.proven == 3 { Status::Optimal } else if st.note.is_some() { Status::TimeLimit } else { Status::Feasible };
     let msg = match &st.note {
         Some(n) => n.clone(),
-        None => format!("every stage proven: p2p {}, moved {}, max load {}", st.optima[0], st.optima[1], st.optima[2]),
+        None => format!("every stage proven: p2p {}, moved {}, max load {}", st.optima[0], st.optima[1] + off, st.optima[2]),
     };
     Outcome::claim(status, sol, Some(bound)).with_message(msg)
 }

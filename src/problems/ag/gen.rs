@@ -115,7 +115,7 @@ fn pick<R: Rng>(rng: &mut R, weights: &[f64]) -> usize {
 pub fn generate_ag(cfg: &GenAgConfig) -> Result<AgInstance> {
     check(cfg)?;
     let (load, spread) = match cfg.scenario {
-        'a' => (cfg.load.unwrap_or(1.0), cfg.spread.unwrap_or(0.5)),
+        'a' => (cfg.load.unwrap_or(0.85), cfg.spread.unwrap_or(0.5)),
         'b' => (cfg.load.unwrap_or(1.2), cfg.spread.unwrap_or(0.2)),
         s => return Err(Error::Usage(format!("--scenario {s}: a or b"))),
     };
