@@ -53,6 +53,12 @@ impl Family for AgFamily {
         &["ag"]
     }
 
+    /// Also the problems its engines report ([`engines`]), so `eval` takes
+    /// their solution files.
+    fn reads(&self, file_problem: &str) -> bool {
+        matches!(file_problem, "ag" | "ag-over" | "ag-players" | "ag-split")
+    }
+
     fn read(
         &self,
         path: &Path,
