@@ -287,8 +287,8 @@ proptest! {
         let mut next = |k: usize| { x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((x >> 33) as usize) % k };
         let mut assign: Vec<Option<Dest>> = inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
         let mut p2p = Vec::new();
-        for p in 0..inst.players() {
-            if inst.ag[p].is_none() { assign[p] = Some(Dest::Server(next(n))); }
+        for (p, a) in assign.iter_mut().enumerate() {
+            if inst.ag[p].is_none() { *a = Some(Dest::Server(next(n))); }
         }
         for (a, m) in inst.members.iter().enumerate() {
             let d = next(n + 1);

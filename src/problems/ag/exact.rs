@@ -88,58 +88,78 @@ fn aggregate(inst: &AgInstance, players_move: bool) -> Agg {
     Agg { classes, fixed, target: (0..n).map(|s| inst.target(s)).collect() }
 }
 
+/// The stage expressions under construction.
+struct Exprs {
+    load: Vec<Expression>,
+    p2p: Expression,
+    moved: Expression,
+    offset: f64,
+    cons: Vec<Constraint>,
+}
+
+fn int(b: &mut MipBuilder, hi: u64) -> Col {
+    b.add(variable().integer().min(0.0).max(hi as f64))
+}
+
+/// Class `q`'s columns `k[q][t]`, `s[q][t]` (and `p[q]`) and rows.
+fn class_columns(q: &Class, b: &mut MipBuilder, e: &mut Exprs) -> (Vec<Col>, Vec<Option<Col>>) {
+    let total: u64 = q.items.iter().map(|v| v.len() as u64).sum();
+    let z = q.size as f64;
+    let mut sum = Expression::from(0.0);
+    if q.is_ag {
+        let p = int(b, total);
+        sum += p.var;
+        e.p2p += z * p.var;
+    }
+    e.offset += z * total as f64;
+    let (mut ks, mut ss) = (Vec::new(), Vec::new());
+    for (load, here) in e.load.iter_mut().zip(&q.items) {
+        let k = int(b, total);
+        sum += k.var;
+        *load += z * k.var;
+        let s = (!here.is_empty()).then(|| int(b, here.len() as u64));
+        if let Some(s) = s {
+            e.cons.push(constraint!(s.var <= k.var));
+            e.moved -= z * s.var;
+        }
+        ks.push(k);
+        ss.push(s);
+    }
+    e.cons.push(constraint!(sum == total as f64));
+    (ks, ss)
+}
+
 /// The model with stage objective `stage` (1, 2, 3) and the optima of the
 /// earlier stages as constraints.
 fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression, Vec<Constraint>) {
-    let n = g.target.len();
     let mut b = MipBuilder::new();
-    let int = |b: &mut MipBuilder, hi: u64| b.add(variable().integer().min(0.0).max(hi as f64));
-    let mut load: Vec<Expression> = g.fixed.iter().map(|&m| Expression::from(m as f64)).collect();
-    let (mut p2p, mut moved) = (Expression::from(0.0), Expression::from(0.0));
-    let mut offset = 0.0;
-    let mut cons = Vec::new();
+    let mut e = Exprs {
+        load: g.fixed.iter().map(|&m| Expression::from(m as f64)).collect(),
+        p2p: Expression::from(0.0),
+        moved: Expression::from(0.0),
+        offset: 0.0,
+        cons: Vec::new(),
+    };
     let (mut kc, mut sc) = (Vec::new(), Vec::new());
     for q in &g.classes {
-        let total: u64 = q.items.iter().map(|v| v.len() as u64).sum();
-        let z = q.size as f64;
-        let mut sum = Expression::from(0.0);
-        if q.is_ag {
-            let p = int(&mut b, total);
-            sum += p.var;
-            p2p += z * p.var;
-        }
-        offset += z * total as f64;
-        let (mut ks, mut ss) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for t in 0..n {
-            let k = int(&mut b, total);
-            sum += k.var;
-            load[t] += z * k.var;
-            let here = q.items[t].len() as u64;
-            let s = (here > 0).then(|| int(&mut b, here));
-            if let Some(s) = s {
-                cons.push(constraint!(s.var <= k.var));
-                moved -= z * s.var;
-            }
-            ks.push(k);
-            ss.push(s);
-        }
-        cons.push(constraint!(sum == total as f64));
+        let (ks, ss) = class_columns(q, &mut b, &mut e);
         kc.push(ks);
         sc.push(ss);
     }
     let l = int(&mut b, g.target.iter().copied().max().unwrap_or(0));
-    for t in 0..n {
-        let lt = load[t].clone();
-        cons.push(constraint!(lt.clone() <= g.target[t] as f64));
+    let mut cons = e.cons;
+    for (lt, &target) in e.load.into_iter().zip(&g.target) {
+        cons.push(constraint!(lt.clone() <= target as f64));
         cons.push(constraint!(lt <= l.var));
     }
-    let stages = [p2p, moved, Expression::from(l.var)];
+    let stages = [e.p2p, e.moved, Expression::from(l.var)];
     for (k, v) in fixed.iter().enumerate() {
-        let e = stages[k].clone();
-        cons.push(constraint!(e <= *v));
+        let ex = stages[k].clone();
+        cons.push(constraint!(ex <= *v));
     }
     let obj = stages[stage - 1].clone();
-    (b, Cols { k: kc, s: sc, offset }, obj, cons)
+    let cols = Cols { k: kc, s: sc, offset: e.offset };
+    (b, cols, obj, cons)
 }
 
 /// What the stages established.
