@@ -454,3 +454,48 @@ fn cli_gen_solve_eval() {
         );
     }
 }
+
+#[test]
+fn exact_roles_against_the_papers_greedy_criteria() {
+    let cfg = GenAgConfig {
+        scenario: 'b',
+        servers: 4,
+        max_load: 400,
+        seed: 9,
+        ..GenAgConfig::default()
+    };
+    let inst = generate_ag(&cfg).unwrap();
+    let qos = |engine: &str| {
+        let sol = solve(engine, &inst, &opts()).solution.unwrap();
+        metrics(&inst, &sol).p2p_ags
+    };
+    let (ll, xll, pd, xpd) = (
+        qos("hybrid"),
+        qos("exact-ll"),
+        qos("hybrid-pd"),
+        qos("exact-pd"),
+    );
+    assert!(!ll.is_empty());
+    let mut better = 0;
+    for (g, x) in ll.iter().zip(&xll) {
+        assert_eq!(g.ag, x.ag);
+        assert!(x.link_latency <= g.link_latency + 1e-9, "AG {}", g.ag);
+        better += usize::from(x.link_latency < g.link_latency - 1e-9);
+    }
+    eprintln!(
+        "exact-ll shortens the links of {better} of {} P2P AGs",
+        ll.len()
+    );
+    // PD never increases with Uptime_min: the greedy PD pair is optimal.
+    for (g, x) in pd.iter().zip(&xpd) {
+        assert!(
+            (x.servers_fail - g.servers_fail).abs() < 1e-12,
+            "AG {}",
+            g.ag
+        );
+        assert_eq!(
+            g.failure, x.failure,
+            "the AG's likelihood does not depend on S, RS"
+        );
+    }
+}

@@ -4,6 +4,8 @@
 //! |---|---|---|
 //! | `hybrid` | Algorithm 1, whole AGs, P2P roles by `distributes(LL)` | `O(A · N + Σ_{P2P} size²)` |
 //! | `hybrid-pd` | the same, P2P roles by `distributes(PD)` | `O(A · N + Σ_{P2P} size · 50)` |
+//! | `exact-ll` | Algorithm 1's placement, `(S, RS)` minimising the P2P links' total latency over all pairs | `O(A · N + Σ_{P2P} size²)` |
+//! | `exact-pd` | Algorithm 1's placement, `(S, RS)` minimising `PD(S)·PD(RS)` over all pairs | `O(A · N + Σ_{P2P} size²)` |
 //! | `classic` | Bezerra et al.: individual players to the least-loaded neighbouring regions, BFS rings | `O(Σ extra · N + P)` |
 //! | `exact` | lexicographic MILP (P2P players, moved, max load), whole AGs, main game stays | 3 MILPs of `Z·N·(N+1)` integers |
 //! | `exact-players` | the same, main-game players may move one by one | 3 MILPs of `Z·N·(N+1) + N²` integers |
@@ -17,18 +19,37 @@ use crate::core::{fill_record, FailureReason, Outcome, SolveOptions, SolveRecord
 use crate::problems::ag::classic::classic;
 use crate::problems::ag::eval::evaluate;
 use crate::problems::ag::exact::exact;
-use crate::problems::ag::hybrid::{algorithm_1_hybrid, placement_solution, Criteria};
+use crate::problems::ag::hybrid::{
+    algorithm_1_hybrid, placement_solution, placement_with_roles, Criteria,
+};
+use crate::problems::ag::roles::{exact_ll_roles, exact_pd_roles};
 use crate::problems::ag::model::{AgInstance, AgSolution};
 use std::time::Instant;
 
 /// The engines, in table order.
-pub const ENGINES: [&str; 5] = ["exact", "exact-players", "hybrid", "hybrid-pd", "classic"];
+pub const ENGINES: [&str; 7] = [
+    "exact",
+    "exact-players",
+    "hybrid",
+    "hybrid-pd",
+    "exact-ll",
+    "exact-pd",
+    "classic",
+];
 
 /// Runs engine `engine` (no evaluation).
 pub fn solve(engine: &str, inst: &AgInstance, opts: &SolveOptions) -> Outcome<AgSolution> {
     match engine {
         "hybrid" => Outcome::found(placement_solution(inst, &algorithm_1_hybrid(inst), Criteria::Ll)),
         "hybrid-pd" => Outcome::found(placement_solution(inst, &algorithm_1_hybrid(inst), Criteria::Pd)),
+        "exact-ll" => {
+            let place = algorithm_1_hybrid(inst);
+            Outcome::found(placement_with_roles(inst, &place, |a| exact_ll_roles(inst, a)))
+        }
+        "exact-pd" => {
+            let place = algorithm_1_hybrid(inst);
+            Outcome::found(placement_with_roles(inst, &place, |a| exact_pd_roles(inst, a)))
+        }
         "classic" => Outcome::found(classic(inst)),
         "exact" => exact(inst, false, opts),
         "exact-players" => exact(inst, true, opts),

@@ -52,6 +52,11 @@ pub struct P2pAgMetrics {
     pub rs_uptime_min: f64,
     /// The AG's failure likelihood (§5.2.1).
     pub failure: f64,
+    /// Total latency of the P2P subarea's links (Fig. 2: every other player
+    /// to `S` and to `RS`, plus `S`–`RS`), ms.
+    pub link_latency: f64,
+    /// `PD(S) · PD(RS)`: both servers disconnect.
+    pub servers_fail: f64,
 }
 
 /// The metrics of a valid solution.
@@ -93,6 +98,10 @@ pub struct AgMetrics {
     pub p2p_failure_mean: f64,
     /// Largest P2P AG failure likelihood.
     pub p2p_failure_max: f64,
+    /// Mean over P2P AGs of their `link_latency`.
+    pub p2p_link_latency_mean: f64,
+    /// Mean over P2P AGs of their `servers_fail`.
+    pub p2p_servers_fail_mean: f64,
     /// Load per server before.
     pub loads_before: Vec<u64>,
     /// Load per server after.
@@ -265,6 +274,8 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
         p2p_latency_mean: p2p_ags.iter().map(|a| a.latency_mean).sum::<f64>() / k,
         p2p_failure_mean: p2p_ags.iter().map(|a| a.failure).sum::<f64>() / k,
         p2p_failure_max: p2p_ags.iter().map(|a| a.failure).fold(0.0, f64::max),
+        p2p_link_latency_mean: p2p_ags.iter().map(|a| a.link_latency).sum::<f64>() / k,
+        p2p_servers_fail_mean: p2p_ags.iter().map(|a| a.servers_fail).sum::<f64>() / k,
         loads_before,
         loads_after,
         p2p_ags,
@@ -310,5 +321,13 @@ pub fn p2p_qos(inst: &AgInstance, a: usize, s: usize, rs: usize) -> P2pAgMetrics
         s_uptime_min: inst.uptime_min(s),
         rs_uptime_min: inst.uptime_min(rs),
         failure: ag_failure_likelihood(&pd),
+        link_latency: m
+            .iter()
+            .filter(|&&p| p != s && p != rs)
+            .map(|&p| inst.latency(s, p) + inst.latency(rs, p))
+            .sum::<f64>()
+            + inst.latency(s, rs),
+        servers_fail: probability_of_disconnection(inst.uptime_min(s))
+            * probability_of_disconnection(inst.uptime_min(rs)),
     }
 }

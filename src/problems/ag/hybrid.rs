@@ -35,6 +35,16 @@ pub type Placement = Vec<Dest>;
 /// Turns an AG placement (main-game players stay) into a solution, with
 /// `distributes(criteria)` for every P2P AG.
 pub fn placement_solution(inst: &AgInstance, place: &[Dest], criteria: Criteria) -> AgSolution {
+    placement_with_roles(inst, place, |a| distributes(inst, a, criteria))
+}
+
+/// Turns an AG placement (main-game players stay) into a solution, with
+/// `roles(a)` as `(S, RS)` of every P2P AG.
+pub fn placement_with_roles(
+    inst: &AgInstance,
+    place: &[Dest],
+    roles: impl Fn(usize) -> (usize, usize),
+) -> AgSolution {
     let mut assign: Vec<Option<Dest>> = inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
     let mut p2p = Vec::new();
     for (a, m) in inst.members.iter().enumerate() {
@@ -42,7 +52,7 @@ pub fn placement_solution(inst: &AgInstance, place: &[Dest], criteria: Criteria)
             assign[p] = Some(place[a]);
         }
         if place[a] == P2P {
-            let (s, rs) = distributes(inst, a, criteria);
+            let (s, rs) = roles(a);
             p2p.push(P2pRoles { ag: a, s, rs });
         }
     }

@@ -7,7 +7,8 @@
 //!   THE evaluator (loads, moves, Tables 1–2 overhead, P2P QoS);
 //!   [`gamma`]: the uptime model and failure likelihood.
 //! - [`hybrid`]: Algorithm 1 and `distributes`; [`classic`]: Bezerra et
-//!   al.; [`exact`]: the aggregated lexicographic MILP; [`engines`]: the
+//!   al.; [`exact`]: the aggregated lexicographic MILP; [`roles`]: exact
+//!   `(S, RS)` choices; [`engines`]: the
 //!   engines by CLI name and [`engines::run_ag`].
 //! - [`gen`]: scenarios A and B at any size; [`cli`]: `gen ag`.
 //!
@@ -23,6 +24,7 @@ pub mod gamma;
 pub mod gen;
 pub mod hybrid;
 pub mod model;
+pub mod roles;
 
 use crate::core::table::{short, Table};
 use crate::core::{
@@ -185,8 +187,13 @@ fn report_lines(m: &AgMetrics) -> Vec<(String, String)> {
         (
             "p2p qos".into(),
             format!(
-                "latency S→players mean {:.1} ms; failure mean {:.3e}, max {:.3e}",
-                m.p2p_latency_mean, m.p2p_failure_mean, m.p2p_failure_max
+                "latency S→players mean {:.1} ms, links {:.1} ms; failure mean {:.3e}, \
+                 max {:.3e}; S and RS both fail {:.4}",
+                m.p2p_latency_mean,
+                m.p2p_link_latency_mean,
+                m.p2p_failure_mean,
+                m.p2p_failure_max,
+                m.p2p_servers_fail_mean
             ),
         ),
     ]
