@@ -499,3 +499,32 @@ fn exact_roles_against_the_papers_greedy_criteria() {
         );
     }
 }
+
+#[test]
+fn csv_player_columns_read_like_inline_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("net.csv"),
+        "100,0\n100,0\n0,0\n3,4\n6,8\n50,50\n",
+    )
+    .unwrap();
+    // A blank line is no CSV row: a main-game player is a quoted empty cell.
+    std::fs::write(dir.path().join("ag.csv"), "\"\"\n\"\"\n0\n0\n0\n\"\"\n").unwrap();
+    let text = TINY
+        .replace(
+            r#""net": [[100, 0], [100, 0], [0, 0], [3, 4], [6, 8], [50, 50]]"#,
+            r#""net": {"csv": "net.csv"}"#,
+        )
+        .replace(
+            r#""ag": [null, null, 0, 0, 0, null]"#,
+            r#""ag": {"csv": "ag.csv"}"#,
+        );
+    let path = dir.path().join("tiny.json");
+    std::fs::write(&path, &text).unwrap();
+    let mut inst = read_ag(&path).unwrap();
+    inst.name = "tiny".into();
+    assert_eq!(inst, tiny());
+    std::fs::write(dir.path().join("ag.csv"), "\"\"\n\"\"\n0\n0\n0,1\n\"\"\n").unwrap();
+    let e = read_ag(&path).unwrap_err().to_string();
+    assert!(e.contains("players.ag[4]"), "{e}");
+}

@@ -8,11 +8,18 @@
 //! number finite; AG indices `0..A` each with a member; `server` indices in
 //! range and shared by all members of an AG (default: the region of `x, y`);
 //! `uptime` one history per player, at most 50 finite values >= 0.
-//! `{"csv": …}` player columns are not read yet (an error says so).
+//! A `players` column may be `{"csv": "relative/path.csv"}` (formats.md
+//! "Large matrices": headerless, one row per player, empty cell = `null`,
+//! path policy and size limits of [`crate::net::matrix`]): one value per row
+//! for `x`, `y`, `ag`, `server`, two for `net` (a blank line is no CSV row:
+//! write a main-game player's `ag` as `""`). CSV values must be `>= 0`
+//! (the shared CSV reader's rule); shift `net` coordinates if needed —
+//! latencies are distances, so a shift changes nothing.
 
 use crate::error::{Error, Result};
 use crate::io::fields::read_count_or_names;
 use crate::io::json_strict::{from_value, parse_value};
+use crate::net::matrix::{read_matrix_shaped, MatrixSource};
 use crate::problems::ag::model::{AgInstance, AgSolution, GameMap, Overhead};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -64,18 +71,51 @@ pub fn read_ag(path: &Path) -> Result<AgInstance> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "instance".into());
-    parse_ag(&text, &path.display().to_string(), &stem)
+    let base = path.parent().unwrap_or(Path::new(""));
+    parse_ag_in(&text, &path.display().to_string(), &stem, base)
 }
 
-/// Parses an AG instance from JSON text (`file` names it in errors).
+/// Parses an AG instance from JSON text (`file` names it in errors; CSV
+/// columns are relative to the current folder).
 pub fn parse_ag(text: &str, file: &str, default_name: &str) -> Result<AgInstance> {
-    let value = parse_value(text, file)?;
-    if let Some(players) = value.get("players").and_then(Value::as_object) {
-        if let Some((k, _)) = players.iter().find(|(_, v)| v.get("csv").is_some()) {
-            let msg = "{\"csv\": …} player columns are not supported yet; inline the array";
-            return Err(Error::input(file, format!("players.{k}"), msg));
+    parse_ag_in(text, file, default_name, Path::new(""))
+}
+
+/// Replaces every `{"csv": …}` player column by the array it holds.
+fn inline_csv_columns(value: &mut Value, file: &str, base_dir: &Path) -> Result<()> {
+    let Some(players) = value.get_mut("players").and_then(Value::as_object_mut) else {
+        return Ok(());
+    };
+    let src = MatrixSource { file, base_dir };
+    for (key, col) in players.iter_mut() {
+        if !col.is_object() {
+            continue;
         }
+        let width = if key == "net" { 2 } else { 1 };
+        let field = format!("players.{key}");
+        let rows = read_matrix_shaped(col, &field, &src, None, width)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            if row.len() != width {
+                let msg = format!("row has {} values, expected {width}", row.len());
+                return Err(Error::input(file, format!("{field}[{i}]"), msg));
+            }
+            let cell = |v: Option<f64>| match v {
+                Some(x) if x.fract() == 0.0 && x < 9e15 => json!(x as u64),
+                Some(x) => json!(x),
+                None => Value::Null,
+            };
+            out.push(if width == 1 { cell(row[0]) } else { json!([cell(row[0]), cell(row[1])]) });
+        }
+        *col = Value::Array(out);
     }
+    Ok(())
+}
+
+/// [`parse_ag`] with CSV columns relative to `base_dir`.
+pub fn parse_ag_in(text: &str, file: &str, default_name: &str, base_dir: &Path) -> Result<AgInstance> {
+    let mut value = parse_value(text, file)?;
+    inline_csv_columns(&mut value, file, base_dir)?;
     let raw: AgFile = from_value(value, file, "")?;
     if raw.problem != "ag" {
         let msg = format!("'{}' is not \"ag\"", raw.problem);
