@@ -146,15 +146,7 @@ pub fn parse_ag_in(text: &str, file: &str, default_name: &str, base_dir: &Path) 
     let cluster_net = raw.cluster_net.unwrap_or([0.0, 0.0]);
     check_finite(&cluster_net, file, |i| format!("cluster_net[{i}]"))?;
     let overhead = raw.overhead.unwrap_or_default();
-    for (f, v) in [
-        ("interaction", overhead.interaction),
-        ("rate", overhead.rate),
-        ("return_rate", overhead.return_rate),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(Error::input(file, format!("overhead.{f}"), format!("{v} is not >= 0")));
-        }
-    }
+    check_overhead(&overhead, file)?;
     Ok(AgInstance {
         name: raw.name.unwrap_or_else(|| default_name.into()),
         server_names,
@@ -172,6 +164,20 @@ pub fn parse_ag_in(text: &str, file: &str, default_name: &str, base_dir: &Path) 
         members,
         source: raw.source,
     })
+}
+
+fn check_overhead(o: &Overhead, file: &str) -> Result<()> {
+    let fields = [
+        ("interaction", o.interaction),
+        ("rate", o.rate),
+        ("return_rate", o.return_rate),
+    ];
+    for (f, v) in fields {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(Error::input(file, format!("overhead.{f}"), format!("{v} is not >= 0")));
+        }
+    }
+    Ok(())
 }
 
 fn read_max_load(v: &Value, n: usize, file: &str) -> Result<Vec<u64>> {
