@@ -92,6 +92,12 @@ fn check(cfg: &GenAgConfig) -> Result<()> {
     if cfg.mix.is_empty() || cfg.mix.iter().any(|&(z, w)| z == 0 || !(w.is_finite() && w > 0.0)) {
         return bad("--mix needs SIZE:PERCENT pairs with sizes >= 1 and percents > 0".into());
     }
+    if cfg.load.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
+        return bad("--load must be a finite number >= 0".into());
+    }
+    if cfg.spread.is_some_and(|w| !(0.0..1.0).contains(&w)) {
+        return bad("--spread must be in [0, 1)".into());
+    }
     if cfg.history > 50 {
         return bad("--history is at most 50".into());
     }
