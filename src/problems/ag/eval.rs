@@ -271,11 +271,11 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
         overhead_after: after,
         overhead_return: ret,
         overhead_total: before + after + ret,
-        p2p_latency_mean: p2p_ags.iter().map(|a| a.latency_mean).sum::<f64>() / k,
-        p2p_failure_mean: p2p_ags.iter().map(|a| a.failure).sum::<f64>() / k,
+        p2p_latency_mean: p2p_ags.iter().map(|a| a.latency_mean).fold(0.0, |s, x| s + x) / k,
+        p2p_failure_mean: p2p_ags.iter().map(|a| a.failure).fold(0.0, |s, x| s + x) / k,
         p2p_failure_max: p2p_ags.iter().map(|a| a.failure).fold(0.0, f64::max),
-        p2p_link_latency_mean: p2p_ags.iter().map(|a| a.link_latency).sum::<f64>() / k,
-        p2p_servers_fail_mean: p2p_ags.iter().map(|a| a.servers_fail).sum::<f64>() / k,
+        p2p_link_latency_mean: p2p_ags.iter().map(|a| a.link_latency).fold(0.0, |s, x| s + x) / k,
+        p2p_servers_fail_mean: p2p_ags.iter().map(|a| a.servers_fail).fold(0.0, |s, x| s + x) / k,
         loads_before,
         loads_after,
         p2p_ags,
@@ -306,7 +306,7 @@ pub fn p2p_qos(inst: &AgInstance, a: usize, s: usize, rs: usize) -> P2pAgMetrics
     let m = &inst.members[a];
     let lat: Vec<f64> = m.iter().filter(|&&p| p != s).map(|&p| inst.latency(s, p)).collect();
     let k = lat.len().max(1) as f64;
-    let mean = lat.iter().sum::<f64>() / k;
+    let mean = lat.iter().fold(0.0, |s, x| s + x) / k;
     let sd = (lat.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / k).sqrt();
     let cs = m.iter().map(|&p| dist(inst.net[p], inst.cluster_net)).sum::<f64>() / m.len().max(1) as f64;
     let pd: Vec<f64> = m.iter().map(|&p| probability_of_disconnection(inst.uptime_min(p))).collect();
