@@ -21,7 +21,7 @@ pub struct EvalArgs {
 /// Runs `eval`; exit code 0 when the solution is feasible, 1 when not.
 pub fn run_eval(args: &EvalArgs) -> Result<i32> {
     let inst = read_instance(&args.instance)?;
-    check_written_for(&args.solution, inst.name(), inst.problem())?;
+    check_written_for(&args.solution, inst.name(), inst.problem(), inst.family())?;
     let report = inst.eval_file(&args.solution)?;
     let v = &report.verdict;
     if args.json {
@@ -54,7 +54,14 @@ pub fn run_eval(args: &EvalArgs) -> Result<i32> {
 
 /// A solution file written by `solve` names its instance and problem: a file
 /// written for another instance is a usage error, not an infeasible solution.
-fn check_written_for(solution: &Path, name: &str, problem: &str) -> Result<()> {
+/// A problem the instance's family reads (a family may report a relaxation
+/// as a problem of its own, e.g. `ag-split`) is the instance's.
+fn check_written_for(
+    solution: &Path,
+    name: &str,
+    problem: &str,
+    family: &dyn crate::core::Family,
+) -> Result<()> {
     let text = crate::io::read_text(solution)?;
     let Ok(serde_json::Value::Object(v)) = serde_json::from_str::<serde_json::Value>(&text) else {
         return Ok(()); // the family's reader reports what is wrong with it
@@ -64,7 +71,7 @@ fn check_written_for(solution: &Path, name: &str, problem: &str) -> Result<()> {
     }
     for (field, expected) in [("instance", name), ("problem", problem)] {
         match v.get(field).and_then(serde_json::Value::as_str) {
-            Some(got) if got != expected => {
+            Some(got) if got != expected && !(field == "problem" && family.reads(got)) => {
                 return Err(Error::Usage(format!(
                     "{}: written for {field} '{got}', not '{expected}' (give the instance it was \
                      solved on)",

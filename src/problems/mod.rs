@@ -17,4 +17,4 @@ macro_rules! families {
     };
 }
 
-families![spd, spdvr, cma, rank, ranges];
+families![spd, spdvr, cma, rank, ranges, ag];
