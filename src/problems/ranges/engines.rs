@@ -7,6 +7,7 @@
 //! | `hash`       | plain DHT: regions hashed onto a ring ([`dht_hash`](super::hash::dht_hash)) | `O(K + NV log NV)` |
 //! | `nbr-adjust` | neighbours move shared boundaries to the load median ([`nbr_adjust`](super::nbr_adjust::nbr_adjust)) | `O(rounds · N log² K)` |
 //! | `leave-join` | Mercury's leave-join balancing ([`leave_join`](super::leave_join::leave_join)) | `O(moves · N log K)` |
+//! | `exact-budget` | least max load moving at most `--budget` cells from the current split (`uniform`: the format has none) ([`exact_budget`](super::exact_budget::exact_budget)), proven optimal | `O(probes · (N·K + K log K))` |
 //!
 //! Every engine returns a solution only; [`run_ranges`] times it and has THE
 //! evaluator ([`super::eval`]) score it through the shared record filler.
@@ -19,6 +20,7 @@ use crate::core::{
 };
 use crate::problems::ranges::eval::evaluate;
 use crate::problems::ranges::exact::exact_split;
+use crate::problems::ranges::exact_budget::exact_budget;
 use crate::problems::ranges::hash::dht_hash;
 use crate::problems::ranges::leave_join::leave_join;
 use crate::problems::ranges::model::{Owners, RangesInstance, RangesSolution, Starts};
@@ -50,11 +52,26 @@ pub const REGIONS: ParamSpec = ParamSpec {
     help: "hash: regions the linear map is bucketed into; 0 = one per node",
 };
 
+/// `--budget`: cells `exact-budget` may migrate.
+pub const BUDGET: ParamSpec = ParamSpec {
+    name: "budget",
+    kind: ParamKind::Count,
+    default: "18446744073709551615",
+    help: "exact-budget: cells that may change owner from the current split (default: unlimited)",
+};
+
 /// Rounds cap of `nbr-adjust`.
 pub const NBR_MAX_ROUNDS: usize = 1000;
 
 /// The engines, in table order.
-pub const ENGINES: [&str; 5] = ["exact", "uniform", "hash", "nbr-adjust", "leave-join"];
+pub const ENGINES: [&str; 6] = [
+    "exact",
+    "uniform",
+    "hash",
+    "nbr-adjust",
+    "leave-join",
+    "exact-budget",
+];
 
 fn split(starts: Vec<usize>) -> RangesSolution {
     RangesSolution::Split(Starts { starts })
@@ -89,6 +106,17 @@ pub fn solve(engine: &str, inst: &RangesInstance, opts: &SolveOptions) -> Outcom
             let lj = leave_join(&LoadOracle::new(inst), n, delta, 4 * n.max(1));
             Outcome::found(split(lj.starts))
                 .with_message(format!("{} moves, stop: {}", lj.moves, lj.stop))
+        }
+        "exact-budget" => {
+            let current = uniform(k, n);
+            match exact_budget(&LoadOracle::new(inst), &current, opts.count(&BUDGET)) {
+                Ok(b) => Outcome::claim(Status::Optimal, split(b.starts), Some(b.bound))
+                    .with_message(format!(
+                        "{} cells migrated from the current split (uniform: the format has none), {} probes",
+                        b.migrated, b.probes
+                    )),
+                Err(why) => Outcome::failed(FailureReason::Refused, why),
+            }
         }
         other => Outcome::failed(
             FailureReason::BadInput,

@@ -22,6 +22,7 @@ pub mod curves;
 pub mod engines;
 pub mod eval;
 pub mod exact;
+pub mod exact_budget;
 pub mod file;
 pub mod gen;
 pub mod hash;
@@ -36,7 +37,7 @@ use crate::core::{
     SolveRecord, SolveRow,
 };
 use crate::error::Result;
-use engines::{run_ranges, DELTA, ENGINES, REGIONS, VNODES};
+use engines::{run_ranges, BUDGET, DELTA, ENGINES, REGIONS, VNODES};
 use eval::{evaluate, RangesMetrics};
 use model::RangesInstance;
 use serde_json::{json, Map, Value};
@@ -73,7 +74,7 @@ impl Family for RangesFamily {
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        vec![DELTA, VNODES, REGIONS]
+        vec![DELTA, VNODES, REGIONS, BUDGET]
     }
 
     fn size_label(&self) -> &'static str {
