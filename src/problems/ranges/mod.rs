@@ -30,6 +30,11 @@ pub mod leave_join;
 pub mod model;
 pub mod nbr_adjust;
 pub mod oracle;
+pub mod repro;
+pub mod repro_report;
+pub mod sim_report;
+pub mod simulate;
+pub mod workload;
 
 use crate::core::table::{short, Table};
 use crate::core::{
