@@ -154,13 +154,20 @@ fn the_engine_starts_from_uniform_and_says_so() {
     assert!(free.message.as_deref().unwrap_or("").contains("uniform"));
     // From uniform {0,1,2} {3,4,5} (loads 11, 11) nothing needs to move.
     opts.set(&BUDGET, "0").unwrap();
-    assert_eq!(run_ranges("exact-budget", &inst, &opts).objective, Some(11.0));
+    assert_eq!(
+        run_ranges("exact-budget", &inst, &opts).objective,
+        Some(11.0)
+    );
     let skew = instance(vec![9.0, 9.0, 1.0, 1.0, 1.0, 1.0], vec![], 2);
     // Uniform: 19 | 3; the optimum 9 | 13 needs cells 1 and 2 moved.
     for (b, want) in [("0", 19.0), ("1", 18.0), ("2", 13.0)] {
         opts.set(&BUDGET, b).unwrap();
         let r = run_ranges("exact-budget", &skew, &opts);
-        assert_eq!((r.status, r.objective), (Status::Optimal, Some(want)), "budget {b}");
+        assert_eq!(
+            (r.status, r.objective),
+            (Status::Optimal, Some(want)),
+            "budget {b}"
+        );
     }
 }
 
@@ -173,7 +180,11 @@ fn too_many_dp_states_are_refused_with_the_reason() {
     opts.set(&BUDGET, "0").unwrap();
     let r = run_ranges("exact-budget", &inst, &opts);
     assert_eq!(r.status, Status::Error);
-    assert!(r.message.as_deref().unwrap_or("").contains("DP states"), "{:?}", r.message);
+    assert!(
+        r.message.as_deref().unwrap_or("").contains("DP states"),
+        "{:?}",
+        r.message
+    );
 }
 
 #[test]
@@ -229,12 +240,25 @@ fn simulate_is_deterministic_per_seed_and_exact_is_the_floor() {
 fn repro_quick_writes_findings_and_plots() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r");
-    let o = serverpick(&["repro", "ranges", "--quick", "--seed", "2", "--out", out.to_str().unwrap()]);
+    let o = serverpick(&[
+        "repro",
+        "ranges",
+        "--quick",
+        "--seed",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let md = std::fs::read_to_string(out.join("findings.md")).unwrap();
     assert!(md.contains("| claim | paper | measured | holds |") && md.contains("Fig. 9"));
     for svg in ["table2.svg", "fig9_rect.svg", "fig9_sqr.svg"] {
-        assert!(std::fs::read_to_string(out.join(svg)).unwrap().contains("<svg"), "{svg}");
+        assert!(
+            std::fs::read_to_string(out.join(svg))
+                .unwrap()
+                .contains("<svg"),
+            "{svg}"
+        );
     }
     assert_eq!(ReproConfig::quick(2).players, vec![16, 32, 64]);
 }
@@ -243,7 +267,16 @@ fn repro_quick_writes_findings_and_plots() {
 fn simulate_ranges_cli_writes_steps_and_refuses_bad_input() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("s");
-    let args = ["simulate-ranges", "--players", "16", "--steps", "4", "--seed", "3", "--out"];
+    let args = [
+        "simulate-ranges",
+        "--players",
+        "16",
+        "--steps",
+        "4",
+        "--seed",
+        "3",
+        "--out",
+    ];
     let mut v: Vec<&str> = args.to_vec();
     v.push(out.to_str().unwrap());
     let o = serverpick(&v);
@@ -253,10 +286,21 @@ fn simulate_ranges_cli_writes_steps_and_refuses_bad_input() {
     let csv = std::fs::read_to_string(out.join("steps.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 4 * POLICIES.len());
     assert!(out.join("max_over_mean.svg").exists() && out.join("migrated.svg").exists());
-    let o = serverpick(&["simulate-ranges", "--map", "hex", "--out", out.to_str().unwrap()]);
+    let o = serverpick(&[
+        "simulate-ranges",
+        "--map",
+        "hex",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--map hex"));
-    let o = serverpick(&["simulate-ranges", "--speed=-1", "--out", out.to_str().unwrap()]);
+    let o = serverpick(&[
+        "simulate-ranges",
+        "--speed=-1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("speed"));
 }

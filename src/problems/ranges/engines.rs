@@ -112,7 +112,7 @@ pub fn solve(engine: &str, inst: &RangesInstance, opts: &SolveOptions) -> Outcom
             match exact_budget(&LoadOracle::new(inst), &current, opts.count(&BUDGET)) {
                 Ok(b) => Outcome::claim(Status::Optimal, split(b.starts), Some(b.bound))
                     .with_message(format!(
-                        "{} cells migrated from the current split (uniform: the format has none), {} probes",
+                        "{} cells migrated from uniform (no split in file), {} probes",
                         b.migrated, b.probes
                     )),
                 Err(why) => Outcome::failed(FailureReason::Refused, why),

@@ -61,7 +61,7 @@ fn reach(oracle: &LoadOracle, lambda: f64) -> (Vec<usize>, f64) {
     let k = oracle.cells();
     let mut g = vec![0; k + 1];
     let (mut e, mut next) = (0, f64::INFINITY);
-    for s in 0..=k {
+    for (s, gs) in g.iter_mut().enumerate() {
         e = e.max(s);
         while e < k && oracle.load(s, e) <= lambda {
             e += 1;
@@ -69,7 +69,7 @@ fn reach(oracle: &LoadOracle, lambda: f64) -> (Vec<usize>, f64) {
         if e < k {
             next = next.min(oracle.load(s, e));
         }
-        g[s] = e;
+        *gs = e;
     }
     (g, next)
 }

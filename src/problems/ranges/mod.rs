@@ -10,9 +10,13 @@
 //! - [`oracle`]: the `O(log K)` range-load oracle; [`exact`]: the parametric
 //!   search; [`hash`]: the plain DHT; [`nbr_adjust`]: neighbour adjustment
 //!   and `uniform`; [`leave_join`]: Mercury's leave-join balancing;
+//!   [`exact_budget`]: the best split within a migration budget;
 //!   [`engines`]: the engines by CLI name and [`engines::run_ranges`].
 //! - [`curves`]: Hilbert, Z-order, row and x-key orders; [`gen`]: Colyseus'
-//!   maps and workload; [`cli`]: `gen ranges`.
+//!   maps and workload; [`workload`]: the moving workload;
+//!   [`simulate`] + [`sim_report`]: `simulate-ranges`; [`repro`] +
+//!   [`repro_report`]: `repro ranges` (seed 003 Table 2, Fig. 9);
+//!   [`cli`]: `gen ranges`, `repro ranges`, `simulate-ranges`.
 //!
 //! docs/ranges.md describes the problem, the format, every engine and the
 //! measured numbers.

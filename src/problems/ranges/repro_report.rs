@@ -102,7 +102,7 @@ fn fig9_findings(r: &ReproResult) -> Vec<Finding> {
     let (aoi_rect, aoi_sqr) = (slope("rect", "leave-join-aoi"), slope("sqr", "leave-join-aoi"));
     vec![
         Finding {
-            claim: "Fig. 9: range DHT fan-out stays constant on rect maps (holds: |log–log slope| < 0.15)".into(),
+            claim: "Fig. 9: range DHT fan-out stays constant on rect maps (holds: abs(log–log slope) < 0.15)".into(),
             paper: "constant".into(),
             measured: format!("slope {}", slope_text(lj_rect)),
             holds: flat(lj_rect),
@@ -114,7 +114,7 @@ fn fig9_findings(r: &ReproResult) -> Vec<Finding> {
             holds: lj_sqr.map(|s| (0.35..=0.65).contains(&s)),
         },
         Finding {
-            claim: "Fig. 9: DHT fan-out is constant on both maps (holds: |slope| < 0.15 on each)".into(),
+            claim: "Fig. 9: DHT fan-out is constant on both maps (holds: abs(slope) < 0.15 on each)".into(),
             paper: "constant".into(),
             measured: format!(
                 "rect slope {}, sqr slope {} (upper half of the sizes only: rect {}, sqr {})",
