@@ -304,3 +304,66 @@ fn simulate_ranges_cli_writes_steps_and_refuses_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("speed"));
 }
+
+#[test]
+fn solve_takes_a_current_split_as_start_and_checks_it_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = concat!(env!("CARGO_MANIFEST_DIR"), "/instances/ranges-tiny.json");
+    let st = tmp.path().join("st.json");
+    std::fs::write(&st, r#"{"starts": [0, 1, 4]}"#).unwrap();
+    let st = st.to_str().unwrap();
+    // Loads 9, 16, 9; one cell moved reaches 15; nbr-adjust (unbudgeted)
+    // reaches 11 without a false alarm: the budgeted claim is checked apart.
+    let args = [
+        "solve",
+        tiny,
+        "-e",
+        "exact-budget,nbr-adjust",
+        "--budget",
+        "1",
+        "--start",
+        st,
+        "--json",
+    ];
+    let o = serverpick(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("ranges-budget") && out.contains("1 cells migrated from the start"),
+        "{out}"
+    );
+    let o = serverpick(&[
+        "solve",
+        tiny,
+        "-e",
+        "exact-budget",
+        "--budget",
+        "0",
+        "--start",
+        "leave-join",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, r#"{"owner": [0, 1, 0, 1, 2, 2, 2, 2]}"#).unwrap();
+    let o = serverpick(&[
+        "solve",
+        tiny,
+        "-e",
+        "exact-budget",
+        "--start",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("bad.json: owner: is not a contiguous split"));
+    std::fs::write(&bad, r#"{"starts": [0, 5, 4]}"#).unwrap();
+    let o = serverpick(&[
+        "solve",
+        tiny,
+        "-e",
+        "exact-budget",
+        "--start",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("starts[2]"));
+}

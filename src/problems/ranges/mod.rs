@@ -38,6 +38,7 @@ pub mod repro;
 pub mod repro_report;
 pub mod sim_report;
 pub mod simulate;
+pub mod start;
 pub mod workload;
 
 use crate::core::table::{short, Table};
@@ -46,7 +47,7 @@ use crate::core::{
     SolveRecord, SolveRow,
 };
 use crate::error::Result;
-use engines::{run_ranges, BUDGET, DELTA, ENGINES, REGIONS, VNODES};
+use engines::{run_ranges_from, BUDGET, DELTA, ENGINES, REGIONS, VNODES};
 use eval::{evaluate, RangesMetrics};
 use model::RangesInstance;
 use serde_json::{json, Map, Value};
@@ -72,10 +73,19 @@ impl Family for RangesFamily {
     fn read(
         &self,
         path: &Path,
-        _start: Option<&str>,
-        _opts: &SolveOptions,
+        start: Option<&str>,
+        opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
-        Ok(Box::new(Instance(file::read_ranges(path)?)))
+        let inst = file::read_ranges(path)?;
+        let current = match start {
+            Some(s) => Some(start::current_split(&inst, s, opts)?),
+            None => None,
+        };
+        Ok(Box::new(Instance(inst, current)))
+    }
+
+    fn takes_start(&self) -> bool {
+        true
     }
 
     fn engines(&self) -> Vec<&'static str> {
@@ -99,9 +109,10 @@ impl Family for RangesFamily {
     }
 }
 
-/// A ranges instance read from a file.
+/// A ranges instance read from a file, with the current split `solve
+/// --start` gave (`None`: engines that need one use `uniform`).
 #[derive(Debug, Clone)]
-pub struct Instance(pub RangesInstance);
+pub struct Instance(pub RangesInstance, pub Option<Vec<usize>>);
 
 impl ProblemInstance for Instance {
     fn family(&self) -> &'static dyn Family {
@@ -134,7 +145,7 @@ impl ProblemInstance for Instance {
     }
 
     fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        run_ranges(engine, &self.0, opts)
+        run_ranges_from(engine, &self.0, self.1.as_deref(), opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
