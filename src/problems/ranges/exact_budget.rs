@@ -125,9 +125,14 @@ fn layer(f: &[i64], g: &[usize], (c0, c1): (usize, usize), parent: &mut [u32]) -
 /// The budget probe at `lambda` from the split `current` (`N` starts,
 /// checked). `O(N·K + K log K)`; the caller keeps `N·(K+1) <= MAX_STATES`.
 pub fn min_migration(oracle: &LoadOracle, current: &[usize], lambda: f64) -> BudgetProbe {
+    probe_into(oracle, current, lambda, &mut Vec::new())
+}
+
+/// [`min_migration`] with a reusable parent buffer.
+fn probe_into(oracle: &LoadOracle, current: &[usize], lambda: f64, parents: &mut Vec<u32>) -> BudgetProbe {
     let (k, n) = (oracle.cells(), current.len());
     let (g, next) = reach(oracle, lambda);
-    let mut parents = vec![0u32; n * (k + 1)];
+    parents.resize(n * (k + 1), 0);
     let mut f = vec![NONE; k + 1];
     f[0] = 0;
     for i in 0..n {
@@ -212,11 +217,13 @@ pub fn exact_budget(oracle: &LoadOracle, current: &[usize], budget: u64) -> Resu
         .fold(0.0, f64::max);
     let (mut lo, mut hi) = (free.bound, cur_max);
     let (mut best_starts, mut best_moved) = (current.to_vec(), 0);
-    let mut probes = free.probes;
+    let (mut probes, mut parents) = (free.probes, Vec::new());
     while lo < hi && probes < free.probes + MAX_PROBES {
-        let mid = lo + (hi - lo) / 2.0;
+        // First at the unbudgeted optimum (often reachable by another
+        // optimal split), then bisect.
+        let mid = if probes == free.probes { lo } else { lo + (hi - lo) / 2.0 };
         let at = if mid > lo && mid < hi { mid } else { lo };
-        let p = min_migration(oracle, current, at);
+        let p = probe_into(oracle, current, at, &mut parents);
         probes += 1;
         match p.migrated {
             Some(m) if m as u64 <= budget => {
