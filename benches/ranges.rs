@@ -3,15 +3,21 @@
 //! nodes, 100,000 subscriptions — on a generated Colyseus rect map
 //! (Hilbert order, Zipf waypoints), the oracle build alone, and a synthetic
 //! instance of the same size where the search has to iterate.
-//! Run: `cargo bench --bench ranges`.
+//! Over time (`ranges_time`): one `simulate-ranges` step (96 players, all
+//! six policies) and `exact-budget` alone at K = 100,000 cells, N = 100.
+//! Run: `cargo bench --bench ranges` (`-- ranges_time` for those two).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serverpick::problems::ranges::exact::exact_split;
+use serverpick::problems::ranges::exact_budget::exact_budget;
 use serverpick::problems::ranges::gen::{generate_ranges, GenRangesConfig, MapShape};
 use serverpick::problems::ranges::model::{normalise, Curve, RangesInstance, Subscription};
+use serverpick::problems::ranges::nbr_adjust::uniform;
 use serverpick::problems::ranges::oracle::LoadOracle;
+use serverpick::problems::ranges::simulate::{simulate_ranges, SimConfig};
+use serverpick::problems::ranges::workload::WorkloadConfig;
 use std::time::Duration;
 
 fn goal_instance() -> RangesInstance {
@@ -99,5 +105,64 @@ fn exact(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, exact);
+/// 100,000 cells, rates 0..10, 10,000 subscriptions of 1–2 intervals
+/// (each up to 300 cells), 100 nodes.
+fn budget_instance() -> RangesInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let k = 100_000;
+    let publish = (0..k)
+        .map(|_| f64::from(rng.random_range(0u32..10)))
+        .collect();
+    let subscriptions = (0..10_000)
+        .map(|_| {
+            let base = rng.random_range(0..k - 2_000);
+            let ranges: Vec<[usize; 2]> = (0..rng.random_range(1..=2))
+                .map(|_| {
+                    let a = base + rng.random_range(0..1_500);
+                    [a, a + rng.random_range(0..300)]
+                })
+                .collect();
+            Subscription {
+                ranges: normalise(&ranges),
+                rate: f64::from(rng.random_range(1u32..10)),
+            }
+        })
+        .collect();
+    RangesInstance {
+        name: "budget".into(),
+        nodes: 100,
+        publish,
+        subscriptions,
+        map: None,
+        source: None,
+    }
+}
+
+fn over_time(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ranges_time");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let cfg = SimConfig {
+        workload: WorkloadConfig::default(),
+        steps: 1,
+        budget: 0,
+        delta: std::f64::consts::SQRT_2,
+    };
+    g.bench_function("simulate_one_step_96p_six_policies", |b| {
+        b.iter(|| simulate_ranges(&cfg).expect("simulate"))
+    });
+    let inst = budget_instance();
+    let oracle = LoadOracle::new(&inst);
+    let current = uniform(inst.cells(), inst.nodes);
+    let r = exact_budget(&oracle, &current, 2_000).expect("within the limit");
+    eprintln!(
+        "exact-budget 100k cells, 100 nodes, B = 2000: {} (bound {}), {} migrated, {} probes",
+        r.objective, r.bound, r.migrated, r.probes
+    );
+    g.bench_function("exact_budget_100k_cells_100_nodes_b2000", |b| {
+        b.iter(|| exact_budget(&oracle, &current, 2_000).expect("within the limit"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, over_time, exact);
 criterion_main!(benches);

@@ -78,8 +78,14 @@ fn one_move(oracle: &LoadOracle, ranges: &[(usize, usize)], h: usize) -> Option<
 
 /// Runs leave-join with threshold `delta` for at most `max_moves` moves.
 pub fn leave_join(oracle: &LoadOracle, n: usize, delta: f64, max_moves: usize) -> LeaveJoin {
-    let k = oracle.cells();
-    let mut ranges = ranges_of(&uniform(k, n), k);
+    leave_join_from(oracle, &uniform(oracle.cells(), n), delta, max_moves)
+}
+
+/// Leave-join from the split `starts` (a checked split; `simulate-ranges`
+/// rebalances the previous step's split).
+pub fn leave_join_from(oracle: &LoadOracle, starts: &[usize], delta: f64, max_moves: usize) -> LeaveJoin {
+    let (k, n) = (oracle.cells(), starts.len());
+    let mut ranges = ranges_of(starts, k);
     let mut moves = 0;
     let stop = loop {
         if moves >= max_moves {

@@ -10,9 +10,13 @@
 //! - [`oracle`]: the `O(log K)` range-load oracle; [`exact`]: the parametric
 //!   search; [`hash`]: the plain DHT; [`nbr_adjust`]: neighbour adjustment
 //!   and `uniform`; [`leave_join`]: Mercury's leave-join balancing;
+//!   [`exact_budget`]: the best split within a migration budget;
 //!   [`engines`]: the engines by CLI name and [`engines::run_ranges`].
 //! - [`curves`]: Hilbert, Z-order, row and x-key orders; [`gen`]: Colyseus'
-//!   maps and workload; [`cli`]: `gen ranges`.
+//!   maps and workload; [`workload`]: the moving workload;
+//!   [`simulate`] + [`sim_report`]: `simulate-ranges`; [`repro`] +
+//!   [`repro_report`]: `repro ranges` (seed 003 Table 2, Fig. 9);
+//!   [`cli`]: `gen ranges`, `repro ranges`, `simulate-ranges`.
 //!
 //! docs/ranges.md describes the problem, the format, every engine and the
 //! measured numbers.
@@ -22,6 +26,7 @@ pub mod curves;
 pub mod engines;
 pub mod eval;
 pub mod exact;
+pub mod exact_budget;
 pub mod file;
 pub mod gen;
 pub mod hash;
@@ -29,6 +34,12 @@ pub mod leave_join;
 pub mod model;
 pub mod nbr_adjust;
 pub mod oracle;
+pub mod repro;
+pub mod repro_report;
+pub mod sim_report;
+pub mod simulate;
+pub mod start;
+pub mod workload;
 
 use crate::core::table::{short, Table};
 use crate::core::{
@@ -36,7 +47,7 @@ use crate::core::{
     SolveRecord, SolveRow,
 };
 use crate::error::Result;
-use engines::{run_ranges, DELTA, ENGINES, REGIONS, VNODES};
+use engines::{run_ranges_from, BUDGET, DELTA, ENGINES, REGIONS, VNODES};
 use eval::{evaluate, RangesMetrics};
 use model::RangesInstance;
 use serde_json::{json, Map, Value};
@@ -62,10 +73,19 @@ impl Family for RangesFamily {
     fn read(
         &self,
         path: &Path,
-        _start: Option<&str>,
-        _opts: &SolveOptions,
+        start: Option<&str>,
+        opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
-        Ok(Box::new(Instance(file::read_ranges(path)?)))
+        let inst = file::read_ranges(path)?;
+        let current = match start {
+            Some(s) => Some(start::current_split(&inst, s, opts)?),
+            None => None,
+        };
+        Ok(Box::new(Instance(inst, current)))
+    }
+
+    fn takes_start(&self) -> bool {
+        true
     }
 
     fn engines(&self) -> Vec<&'static str> {
@@ -73,7 +93,7 @@ impl Family for RangesFamily {
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        vec![DELTA, VNODES, REGIONS]
+        vec![DELTA, VNODES, REGIONS, BUDGET]
     }
 
     fn size_label(&self) -> &'static str {
@@ -89,9 +109,10 @@ impl Family for RangesFamily {
     }
 }
 
-/// A ranges instance read from a file.
+/// A ranges instance read from a file, with the current split `solve
+/// --start` gave (`None`: engines that need one use `uniform`).
 #[derive(Debug, Clone)]
-pub struct Instance(pub RangesInstance);
+pub struct Instance(pub RangesInstance, pub Option<Vec<usize>>);
 
 impl ProblemInstance for Instance {
     fn family(&self) -> &'static dyn Family {
@@ -124,7 +145,7 @@ impl ProblemInstance for Instance {
     }
 
     fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        run_ranges(engine, &self.0, opts)
+        run_ranges_from(engine, &self.0, self.1.as_deref(), opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

@@ -16,8 +16,12 @@ pub fn uniform(k: usize, n: usize) -> Vec<usize> {
 
 /// Runs neighbour adjustment; returns the starts and the rounds swept.
 pub fn nbr_adjust(oracle: &LoadOracle, n: usize, max_rounds: usize) -> (Vec<usize>, usize) {
-    let k = oracle.cells();
-    let mut starts = uniform(k, n);
+    nbr_adjust_from(oracle, uniform(oracle.cells(), n), max_rounds)
+}
+
+/// Neighbour adjustment from the split `starts` (checked).
+pub fn nbr_adjust_from(oracle: &LoadOracle, mut starts: Vec<usize>, max_rounds: usize) -> (Vec<usize>, usize) {
+    let (k, n) = (oracle.cells(), starts.len());
     let end = |s: &[usize], i: usize| s.get(i + 1).copied().unwrap_or(k);
     for round in 1..=max_rounds {
         let mut moved = false;
