@@ -26,6 +26,7 @@ pub mod join;
 pub mod leave;
 pub mod model;
 pub mod moves;
+pub mod plan;
 pub mod repro;
 pub mod sim;
 
