@@ -38,8 +38,8 @@ impl Default for ExactSettings {
         ExactSettings {
             gap: 1e-6,
             deadline: None,
-            root_iterations: 300,
-            node_iterations: 40,
+            root_iterations: 150,
+            node_iterations: 10,
         }
     }
 }
@@ -92,11 +92,16 @@ impl Search<'_, '_> {
         if open.len() != self.k || self.planner.capacity_of(open) < self.planner.inst.clients() {
             return Ok(());
         }
-        let Some(obj) = self.planner.objective(open)? else {
-            return Ok(());
-        };
-        if obj < self.upper() - self.planner.tolerance() || self.best.is_none() {
-            self.best = self.planner.evaluate(open)?;
+        if let Some(known) = self.planner.cached(open) {
+            let better = known.is_some_and(|o| o < self.upper() - self.planner.tolerance());
+            if !better {
+                return Ok(());
+            }
+        }
+        if let Some(e) = self.planner.evaluate(open)? {
+            if self.best.is_none() || e.objective < self.upper() - self.planner.tolerance() {
+                self.best = Some(e);
+            }
         }
         Ok(())
     }
@@ -161,7 +166,9 @@ pub fn solve_k(
     }];
     let mut timed_out = false;
     while let Some(node) = stack.pop() {
-        if settings.deadline.is_some_and(|d| Instant::now() >= d) {
+        // The root is always bounded, so a point past the deadline still
+        // reports a proven bound.
+        if s.nodes > 0 && settings.deadline.is_some_and(|d| Instant::now() >= d) {
             s.lower = s.lower.min(node.bound);
             stack.iter().for_each(|n| s.lower = s.lower.min(n.bound));
             timed_out = true;
@@ -221,8 +228,15 @@ fn process(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, mut node: Node, roo
     let Some(ev) = asc.best else {
         return Ok(Vec::new());
     };
-    for set in asc.sets.iter().rev().take(4) {
-        s.offer(set)?;
+    // Primal candidates: the relaxation's recent sets, unless the bound of
+    // the set itself at the best multipliers (`Σλ + Σ_{j∈S} v_j`) already
+    // shows that it cannot beat the incumbent (saves transportation solves).
+    let sum_lambda = ev.value - ev.chosen.iter().map(|&j| ev.v[j]).sum::<f64>();
+    for set in asc.sets.iter().rev().take(if root { 4 } else { 2 }) {
+        let own = sum_lambda + set.iter().map(|&j| ev.v[j]).sum::<f64>();
+        if own < s.prune_at() {
+            s.offer(set)?;
+        }
     }
     let bound = ev.value.max(node.bound);
     if bound >= s.prune_at() {
@@ -247,8 +261,11 @@ fn process(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, mut node: Node, roo
 /// replace the worst free chosen one, a chosen one be replaced by the best
 /// free outsider. Returns whether anything was fixed.
 fn fix_by_reduced_cost(s: &Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> bool {
+    // Dropping the cover only lowers the bound, so the swap argument on the
+    // uncovered relaxation (`free_value`, `free_chosen`) stays valid.
     let prune = s.prune_at();
-    let is_free_chosen = |j: usize| fix[j] == Fix::Free && ev.chosen.binary_search(&j).is_ok();
+    let is_free_chosen =
+        |j: usize| fix[j] == Fix::Free && ev.free_chosen.binary_search(&j).is_ok();
     let inside: Vec<usize> = (0..fix.len()).filter(|&j| is_free_chosen(j)).collect();
     let outside: Vec<usize> = (0..fix.len())
         .filter(|&j| fix[j] == Fix::Free && !is_free_chosen(j))
@@ -260,13 +277,13 @@ fn fix_by_reduced_cost(s: &Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> boo
     let best_out = outside.iter().map(|&j| ev.v[j]).fold(f64::INFINITY, f64::min);
     let mut changed = false;
     for &j in &outside {
-        if ev.value + ev.v[j] - worst_in >= prune {
+        if ev.free_value + ev.v[j] - worst_in >= prune {
             fix[j] = Fix::Closed;
             changed = true;
         }
     }
     for &j in &inside {
-        if ev.value + best_out - ev.v[j] >= prune {
+        if ev.free_value + best_out - ev.v[j] >= prune {
             fix[j] = Fix::Open;
             changed = true;
         }

@@ -18,15 +18,22 @@ pub fn greedy_set(planner: &Planner<'_>, k: usize) -> Option<Vec<usize>> {
     let mut best = vec![f64::INFINITY; n];
     let mut open: Vec<usize> = Vec::with_capacity(k);
     let mut is_open = vec![false; m];
+    let mut total = vec![0.0; m];
     while open.len() < k {
+        // One sequential pass over the matrix: the cost after adding each j.
+        total.iter_mut().zip(&planner.cost).for_each(|(t, c)| *t = *c);
+        for (i, &b) in best.iter().enumerate() {
+            for (t, &d) in total.iter_mut().zip(inst.row(i)) {
+                *t += b.min(d);
+            }
+        }
         let mut pick: Option<(f64, usize)> = None;
         for j in 0..m {
             if is_open[j] || !reachable(planner, &is_open, j, k - open.len() - 1) {
                 continue;
             }
-            let total: f64 = (0..n).map(|i| best[i].min(inst.delay(i, j))).sum::<f64>() + planner.cost[j];
-            if pick.is_none_or(|(t, _)| total < t) {
-                pick = Some((total, j));
+            if pick.is_none_or(|(t, _)| total[j] < t) {
+                pick = Some((total[j], j));
             }
         }
         let (_, j) = pick?;

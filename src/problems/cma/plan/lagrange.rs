@@ -8,13 +8,20 @@
 //! and `L(λ) = Σ_i λ_i + Σ_{K smallest v_j} v_j` (mirrors fixed open always
 //! count, closed ones never). Each subproblem has the integrality property,
 //! so `max_λ L(λ)` equals the LP bound of the strong formulation; every `λ`
-//! gives a valid lower bound (weak duality). One evaluation costs `O(nk)`
-//! (a linear-time selection per mirror) plus `O(k log k)`.
+//! gives a valid lower bound (weak duality). Only mirrors with
+//! `d_ij < λ_i` contribute, so each player's row is kept sorted and walked
+//! only that far: one evaluation costs `O(n + N + k log k)` for `N`
+//! negative reduced delays (a linear-time selection per mirror), against
+//! `O(nk)` for a full scan; setup `O(nk log k)`.
+//!
+//! The subproblem also keeps the capacity cover `Σ_j C_j y_j >= n` (in
+//! rounded units, [`super::cover`]), which the LP only meets fractionally.
 //!
 //! [`Lagrangian::ascend`] runs the subgradient method with Polyak steps
 //! `t = θ (UB − L) / ‖g‖²`, `g_i = 1 − Σ_j x_ij`, halving `θ` when the bound
 //! stalls.
 
+use super::cover::{self, Cover};
 use crate::problems::cma::model::CmaInstance;
 
 /// A mirror's state in a branch-and-bound node.
@@ -37,6 +44,11 @@ pub struct LagEval {
     pub chosen: Vec<usize>,
     /// `v_j` per mirror (`INFINITY` when closed).
     pub v: Vec<f64>,
+    /// `L(λ)` without the capacity cover (the `K` smallest `v_j`): the base
+    /// of reduced-cost fixing.
+    pub free_value: f64,
+    /// The mirrors of `free_value`.
+    pub free_chosen: Vec<usize>,
 }
 
 /// What a subgradient ascent found.
@@ -66,70 +78,89 @@ pub struct AscentSettings {
     pub upper: f64,
 }
 
-/// The column-major delays and work buffers for `L(λ)`.
+/// Each player's mirrors sorted by delay, and work buffers for `L(λ)`.
 #[derive(Debug)]
 pub struct Lagrangian<'a> {
     inst: &'a CmaInstance,
     cost: &'a [f64],
-    cols: Vec<f64>,
-    sel: Vec<Vec<u32>>,
-    buf: Vec<(f64, u32)>,
+    /// Row-major `n × k`: player `i`'s mirrors by ascending delay.
+    order: Vec<u32>,
+    /// The delays in that order.
+    sorted: Vec<f64>,
+    /// Per mirror: the players with a negative reduced delay, then (after
+    /// selection) the `C_j` most negative.
+    cand: Vec<Vec<(f64, u32)>>,
     count: Vec<u32>,
+    cover: Cover,
 }
 
 impl<'a> Lagrangian<'a> {
-    /// Transposes the delay matrix (`O(nk)` time and memory).
+    /// Sorts every player's row (`O(nk log k)` time, `O(nk)` memory).
     pub fn new(inst: &'a CmaInstance, cost: &'a [f64]) -> Self {
         let (n, k) = (inst.clients(), inst.mirrors());
-        let mut cols = vec![0.0; n * k];
+        let mut order = Vec::with_capacity(n * k);
+        let mut sorted = Vec::with_capacity(n * k);
+        let mut idx: Vec<u32> = Vec::with_capacity(k);
         for i in 0..n {
-            for (j, &d) in inst.row(i).iter().enumerate() {
-                cols[j * n + i] = d;
-            }
+            let row = inst.row(i);
+            idx.clear();
+            idx.extend(0..k as u32);
+            idx.sort_by(|&a, &b| row[a as usize].total_cmp(&row[b as usize]).then(a.cmp(&b)));
+            order.extend_from_slice(&idx);
+            sorted.extend(idx.iter().map(|&j| row[j as usize]));
         }
         Lagrangian {
             inst,
             cost,
-            cols,
-            sel: vec![Vec::new(); k],
-            buf: Vec::with_capacity(n),
+            order,
+            sorted,
+            cand: vec![Vec::new(); k],
             count: vec![0; n],
+            cover: Cover::default(),
         }
     }
 
     /// Multipliers to start from: each player's least delay (then every
     /// `v_j = f_j` and `L` is the all-open, uncapacitated bound).
     pub fn initial_lambda(&self) -> Vec<f64> {
-        (0..self.inst.clients())
-            .map(|i| self.inst.row(i).iter().copied().fold(f64::INFINITY, f64::min))
-            .collect()
+        let k = self.inst.mirrors();
+        (0..self.inst.clients()).map(|i| self.sorted[i * k]).collect()
     }
 
-    /// `v_j` and the selected players of mirror `j` (`O(n)` expected).
-    fn mirror_value(&mut self, j: usize, lambda: &[f64]) -> f64 {
-        let n = self.inst.clients();
+    /// Fills `cand` with the negative reduced delays of the open or free
+    /// mirrors, walking each player's sorted row only while `d_ij < λ_i`:
+    /// `O(n + Σ_i #negative_i)` instead of `O(nk)`.
+    fn collect_negatives(&mut self, lambda: &[f64], fix: &[Fix]) {
+        let k = self.inst.mirrors();
+        self.cand.iter_mut().for_each(Vec::clear);
+        for (i, &l) in lambda.iter().enumerate() {
+            let ds = &self.sorted[i * k..(i + 1) * k];
+            let js = &self.order[i * k..(i + 1) * k];
+            for (&d, &j) in ds.iter().zip(js) {
+                if d >= l {
+                    break;
+                }
+                if fix[j as usize] != Fix::Closed {
+                    self.cand[j as usize].push((d - l, i as u32));
+                }
+            }
+        }
+    }
+
+    /// `v_j`, keeping in `cand[j]` only its `C_j` most negative entries
+    /// (linear-time selection).
+    fn mirror_value(&mut self, j: usize) -> f64 {
         let cap = self.inst.capacity[j];
-        let col = &self.cols[j * n..(j + 1) * n];
-        self.buf.clear();
-        for (i, (&d, &l)) in col.iter().zip(lambda).enumerate() {
-            let r = d - l;
-            if r < 0.0 {
-                self.buf.push((r, i as u32));
-            }
-        }
-        if self.buf.len() > cap {
+        let c = &mut self.cand[j];
+        if c.len() > cap {
             if cap == 0 {
-                self.buf.clear();
+                c.clear();
             } else {
-                self.buf
-                    .select_nth_unstable_by(cap - 1, |a, b| a.0.total_cmp(&b.0));
-                self.buf.truncate(cap);
+                c.select_nth_unstable_by(cap - 1, |a, b| a.0.total_cmp(&b.0));
+                c.truncate(cap);
             }
         }
-        let sel = &mut self.sel[j];
-        sel.clear();
-        sel.extend(self.buf.iter().map(|&(_, i)| i));
-        self.cost[j] + self.buf.iter().map(|&(r, _)| r).sum::<f64>()
+        self.cost[j] + c.iter().map(|&(r, _)| r).sum::<f64>()
     }
 
     /// `L(λ)` under `fix` with exactly `k` mirrors open; `None` when the
@@ -139,13 +170,14 @@ impl<'a> Lagrangian<'a> {
         let mut v = vec![f64::INFINITY; m];
         let mut chosen = Vec::with_capacity(k);
         let mut free = Vec::new();
+        self.collect_negatives(lambda, fix);
         for j in 0..m {
             match fix[j] {
                 Fix::Closed => continue,
                 Fix::Open => chosen.push(j),
                 Fix::Free => free.push(j),
             }
-            v[j] = self.mirror_value(j, lambda);
+            v[j] = self.mirror_value(j);
         }
         if chosen.len() > k || chosen.len() + free.len() < k {
             return None;
@@ -153,8 +185,29 @@ impl<'a> Lagrangian<'a> {
         free.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
         chosen.extend(free.iter().take(k - chosen.len()));
         chosen.sort_unstable();
-        let value = lambda.iter().sum::<f64>() + chosen.iter().map(|&j| v[j]).sum::<f64>();
-        Some(LagEval { value, chosen, v })
+        let sum_lambda = lambda.iter().sum::<f64>();
+        let free_value = sum_lambda + chosen.iter().map(|&j| v[j]).sum::<f64>();
+        let free_chosen = chosen.clone();
+        let n = self.inst.clients();
+        let cap = &self.inst.capacity;
+        if chosen.iter().map(|&j| cap[j]).sum::<usize>() < n {
+            let u = cover::unit(n);
+            let weight: Vec<usize> = cap.iter().map(|&c| c.div_ceil(u)).collect();
+            let open: Vec<usize> = (0..m).filter(|&j| fix[j] == Fix::Open).collect();
+            let have: usize = open.iter().map(|&j| weight[j]).sum();
+            let need = n.div_ceil(u).saturating_sub(have);
+            let pick = self.cover.choose(&free, &v, &weight, k - open.len(), need)?;
+            chosen = [open, pick].concat();
+            chosen.sort_unstable();
+        }
+        let value = sum_lambda + chosen.iter().map(|&j| v[j]).sum::<f64>();
+        Some(LagEval {
+            value,
+            chosen,
+            v,
+            free_value,
+            free_chosen,
+        })
     }
 
     /// The subgradient `g_i = 1 − Σ_{j chosen} x_ij` of the last
@@ -162,7 +215,7 @@ impl<'a> Lagrangian<'a> {
     fn subgradient(&mut self, chosen: &[usize]) -> (Vec<f64>, f64) {
         self.count.iter_mut().for_each(|c| *c = 0);
         for &j in chosen {
-            for &i in &self.sel[j] {
+            for &(_, i) in &self.cand[j] {
                 self.count[i as usize] += 1;
             }
         }

@@ -17,6 +17,7 @@
 //!   [`cli`]: the command.
 
 pub mod cli;
+pub mod cover;
 pub mod curve;
 pub mod exact;
 pub mod greedy;
@@ -129,6 +130,14 @@ impl<'a> Planner<'a> {
             delay,
             objective,
         }))
+    }
+
+    /// The cached objective of `open`, if it was evaluated (`Some(None)` =
+    /// not enough capacity).
+    pub fn cached(&self, open: &[usize]) -> Option<Option<f64>> {
+        let mut sorted = open.to_vec();
+        sorted.sort_unstable();
+        self.cache.get(&set_key(&sorted, self.mirrors())).copied()
     }
 
     /// The objective of `open` (cached; `None` = not enough capacity).
