@@ -22,14 +22,14 @@ pub struct PlanCmaArgs {
     pub mirrors: Option<usize>,
     /// The fewest mirrors whose average delay is at most D (ms); opening
     /// costs are then ignored.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_avg_delay: Option<f64>,
     /// exact (branch and bound, proven), greedy (greedy-add) or swap
     /// (Teitz–Bart from greedy).
     #[arg(long, default_value = "exact")]
     pub engine: String,
     /// Relative gap at which exact calls a point proven.
-    #[arg(long, default_value_t = 1e-6)]
+    #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub gap: f64,
     /// Wall-time limit of the whole run in seconds (0 or none = no limit);
     /// points not proven by then are reported as time_limit with their bound.
