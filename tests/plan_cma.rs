@@ -114,6 +114,20 @@ proptest! {
     }
 
     #[test]
+    fn highs_milp_agrees_with_exact(inst in arb_instance()) {
+        let exact = plan(&inst, &exact_opts()).unwrap();
+        let milp = plan(&inst, &PlanOptions { engine: "milp".into(), ..exact_opts() }).unwrap();
+        for (p, e) in milp.points.iter().zip(&exact.points) {
+            prop_assert_eq!(p.best.is_some(), e.best.is_some(), "K={}", p.k);
+            if let (Some(pb), Some(eb)) = (&p.best, &e.best) {
+                prop_assert_eq!(p.status, Status::Optimal);
+                prop_assert!((pb.objective - eb.objective).abs() <= 1e-6, "K={}: milp {} exact {}", p.k, pb.objective, eb.objective);
+                prop_assert!(p.bound.unwrap() <= eb.objective + 1e-6);
+            }
+        }
+    }
+
+    #[test]
     fn max_avg_delay_is_the_smallest_k_on_the_curve_meeting_it(inst in arb_instance(), d in 0.0f64..5.0) {
         let mut inst = inst;
         inst.open_cost = None;

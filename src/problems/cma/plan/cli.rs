@@ -24,8 +24,8 @@ pub struct PlanCmaArgs {
     /// costs are then ignored.
     #[arg(long, allow_negative_numbers = true)]
     pub max_avg_delay: Option<f64>,
-    /// exact (branch and bound, proven), greedy (greedy-add) or swap
-    /// (Teitz–Bart from greedy).
+    /// exact (branch and bound, proven), greedy (greedy-add), swap
+    /// (Teitz–Bart from greedy) or milp (HiGHS; small instances).
     #[arg(long, default_value = "exact")]
     pub engine: String,
     /// Relative gap at which exact calls a point proven.

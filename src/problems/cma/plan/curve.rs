@@ -4,6 +4,7 @@
 use super::exact::{solve_k, ExactSettings, PointResult};
 use super::greedy::{greedy, greedy_set};
 use super::lagrange::Lagrangian;
+use super::milp::solve_milp;
 use super::swap::{swap, swap_from};
 use super::{Planner, PLAN_ENGINES};
 use crate::core::Status;
@@ -194,6 +195,14 @@ fn point(c: &mut PointCtx<'_, '_>, engine: &str, k: usize, prev: Option<Vec<usiz
     match engine {
         "greedy" => Ok(heuristic(greedy(c.planner, k)?)),
         "swap" => Ok(heuristic(swap(c.planner, k)?)),
+        "milp" => {
+            if !c.planner.k_feasible(k) {
+                return Ok(heuristic(None));
+            }
+            let warm = swap(c.planner, k)?;
+            let limit = c.exact.deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+            solve_milp(c.planner, k, warm.as_ref(), limit)
+        }
         _ => {
             let mut warm: Vec<Vec<usize>> = greedy_set(c.planner, k).into_iter().collect();
             if let Some(p) = prev {

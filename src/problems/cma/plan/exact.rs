@@ -158,26 +158,7 @@ pub fn solve_k(
     for set in warm {
         s.offer(set)?;
     }
-    let m = s.planner.mirrors();
-    let mut stack = vec![Node {
-        fix: vec![Fix::Free; m],
-        lambda: lambda.to_vec(),
-        bound: f64::NEG_INFINITY,
-    }];
-    let mut timed_out = false;
-    while let Some(node) = stack.pop() {
-        // The root is always bounded, so a point past the deadline still
-        // reports a proven bound.
-        if s.nodes > 0 && settings.deadline.is_some_and(|d| Instant::now() >= d) {
-            s.lower = s.lower.min(node.bound);
-            stack.iter().for_each(|n| s.lower = s.lower.min(n.bound));
-            timed_out = true;
-            break;
-        }
-        let root = s.nodes == 0;
-        let children = process(&mut s, lag, node, root)?;
-        stack.extend(children);
-    }
+    let timed_out = run_tree(&mut s, lag, lambda)?;
     let ub = s.upper();
     let bound = s.lower.min(ub);
     let status = match (&s.best, timed_out) {
@@ -196,6 +177,29 @@ pub fn solve_k(
         nodes: s.nodes,
         time_ms: start.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// Depth-first search from the root (multipliers `lambda`); returns whether
+/// the deadline stopped it (the left nodes' bounds then enter `s.lower`).
+fn run_tree(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, lambda: &[f64]) -> Result<bool> {
+    let mut stack = vec![Node {
+        fix: vec![Fix::Free; s.planner.mirrors()],
+        lambda: lambda.to_vec(),
+        bound: f64::NEG_INFINITY,
+    }];
+    while let Some(node) = stack.pop() {
+        // The root is always bounded, so a point past the deadline still
+        // reports a proven bound.
+        if s.nodes > 0 && s.settings.deadline.is_some_and(|d| Instant::now() >= d) {
+            s.lower = s.lower.min(node.bound);
+            stack.iter().for_each(|n| s.lower = s.lower.min(n.bound));
+            return Ok(true);
+        }
+        let root = s.nodes == 0;
+        let children = process(s, lag, node, root)?;
+        stack.extend(children);
+    }
+    Ok(false)
 }
 
 /// Processes one node: leaf evaluation, or bound, primal candidates,

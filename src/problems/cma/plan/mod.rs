@@ -12,6 +12,8 @@
 //! - [`exact`]: branch and bound over the mirrors' open/closed decisions with
 //!   that bound, reduced-cost fixing and the transportation problem at the
 //!   leaves; [`greedy`] (greedy-add) and [`swap`] (Teitz–Bart) heuristics;
+//!   [`milp`]: the strong formulation on HiGHS (the small-instance
+//!   reference);
 //! - [`curve`]: every `K`, or the fewest mirrors meeting an average delay;
 //!   [`output`]: the out folder (solution, curve CSV/JSONL/SVG);
 //!   [`cli`]: the command.
@@ -22,6 +24,7 @@ pub mod curve;
 pub mod exact;
 pub mod greedy;
 pub mod lagrange;
+pub mod milp;
 pub mod output;
 pub mod swap;
 
@@ -161,4 +164,4 @@ fn set_key(open: &[usize], k: usize) -> Vec<u64> {
 }
 
 /// The engines of `plan cma`.
-pub const PLAN_ENGINES: [&str; 3] = ["exact", "greedy", "swap"];
+pub const PLAN_ENGINES: [&str; 4] = ["exact", "greedy", "swap", "milp"];
