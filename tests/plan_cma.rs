@@ -199,6 +199,7 @@ fn the_cli_writes_the_out_folder_and_eval_accepts_the_solution() {
         "curve.csv",
         "curve.jsonl",
         "curve.svg",
+        "curve-total.svg",
         "solution.json",
         "solutions/k2.json",
     ] {

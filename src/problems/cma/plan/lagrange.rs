@@ -190,7 +190,10 @@ impl<'a> Lagrangian<'a> {
         let free_chosen = chosen.clone();
         let n = self.inst.clients();
         let cap = &self.inst.capacity;
-        if chosen.iter().map(|&j| cap[j]).sum::<usize>() < n {
+        // The cover programme's table has `F·(r+1)·257` cells: skipped (the
+        // bound stays valid, only weaker) when that would exceed 4 million.
+        let small = free.len().saturating_mul(k + 1) <= 16_000;
+        if small && chosen.iter().map(|&j| cap[j]).sum::<usize>() < n {
             let u = cover::unit(n);
             let weight: Vec<usize> = cap.iter().map(|&c| c.div_ceil(u)).collect();
             let open: Vec<usize> = (0..m).filter(|&j| fix[j] == Fix::Open).collect();

@@ -1,6 +1,6 @@
 //! The out folder of `plan cma`: `plan.json` (every point with its opened
 //! mirrors, status, objective, bound, gap), `curve.csv`, `curve.jsonl`,
-//! `curve.svg` (total and average delay against `K`), `solution.json` (the
+//! `curve.svg` and `curve-total.svg` (average and total delay against `K`), `solution.json` (the
 //! chosen `K`'s assignment as a CMA solution file for `serverpick eval`)
 //! and `solutions/k<K>.json` for every solved `K`; and the stdout table.
 
@@ -160,7 +160,19 @@ fn draw_curve(path: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
         log_x: false,
         log_y: false,
     };
-    draw_chart(path, &spec, &series)
+    draw_chart(path, &spec, &series)?;
+    let total = Series {
+        label: "total delay (ms)".into(),
+        points: pts(&|p| p.best.as_ref().map(|b| b.delay)),
+        style: Style::Line,
+        counts: Vec::new(),
+    };
+    let spec = ChartSpec {
+        title: format!("{}: total delay vs open mirrors", inst.name),
+        y_desc: "total delay (ms)".into(),
+        ..spec
+    };
+    draw_chart(&path.with_file_name("curve-total.svg"), &spec, &[total])
 }
 
 /// The stdout table: one row per point.
