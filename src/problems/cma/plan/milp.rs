@@ -56,7 +56,9 @@ pub fn solve_milp(planner: &mut Planner<'_>, k: usize, warm: Option<&SetEval>, t
     let r = minimise(b, objective, cons, start.as_deref(), &settings);
     let best = match &r.values {
         Some(vals) => {
-            let open: Vec<usize> = (0..m).filter(|&j| vals[y[j].idx] > 0.5).collect();
+            let open: Vec<usize> = (0..m)
+                .filter(|&j| vals.get(y[j].idx).is_some_and(|&v| v > 0.5))
+                .collect();
             planner.evaluate(&open)?
         }
         None => None,
