@@ -207,6 +207,7 @@ pub fn hooks() -> Vec<CliHook> {
                 run_repro_cma(&a, m).map(|_| 0)
             },
         },
+        crate::problems::cma::plan::cli::hook(),
     ]
 }
 

@@ -57,6 +57,28 @@ pub fn exact_flow_graph_sampled<'a>(
     )
 }
 
+/// The static optimum over every row with capacities `cap` in place of the
+/// instance's (a capacity of 0 closes a mirror; `plan cma` evaluates mirror
+/// sets this way): the assignment (mirror per row) and the dual prices
+/// (`INFINITY` for a closed mirror), or `None` when `n > Σ cap`. Same
+/// algorithm and complexity as [`exact_flow_graph`].
+pub fn solve_exact_flow_capacities(
+    inst: &CmaInstance,
+    cap: Vec<usize>,
+) -> Result<Option<(Vec<usize>, Vec<f64>)>> {
+    let clients: Vec<usize> = (0..inst.clients()).collect();
+    let Some(g) = solve_with_capacities(inst, cap, &clients, 0, SAMPLE_FROM)? else {
+        return Ok(None);
+    };
+    let assign = (0..inst.clients())
+        .map(|i| {
+            g.mirror_of(i)
+                .ok_or_else(|| Error::Solver(format!("client {i} left unassigned")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some((assign, g.prices())))
+}
+
 /// Instances smaller than this start from the nearest assignment.
 const SAMPLE_FROM: usize = 20_000;
 /// One client in this many is sampled for the price estimate.

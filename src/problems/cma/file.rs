@@ -17,6 +17,8 @@
 //! - `events` (optional): each `{"join": row}` or `{"leave": row}`; a join of
 //!   a present client, a leave of an absent one, or more present clients than
 //!   the total capacity is an error naming the event;
+//! - `open_cost` (optional): one cost `>= 0` per mirror, read by `plan cma`
+//!   only;
 //! - `start` (optional): `{"assign": [mirror or null per row]}` (a solution
 //!   file's `solution`), or that array alone; it must respect capacities.
 //!
@@ -80,6 +82,9 @@ pub struct CmaFile {
     /// Free-form provenance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Optional cost of opening each mirror (`plan cma` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_cost: Option<Vec<f64>>,
 }
 
 /// Reads and validates a CMA instance file.
@@ -118,6 +123,9 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
     inst.resources = resources;
     inst.mirror_names = mirror_names;
     inst.source = raw.source;
+    if let Some(costs) = raw.open_cost {
+        inst.open_cost = Some(check_open_cost(costs, k, file)?);
+    }
     if let Some(names) = raw.clients {
         inst.client_names = Some(check_client_names(names, n, file)?);
     }
@@ -220,6 +228,29 @@ fn read_capacity_or_resources(
             "give exactly one of capacity or resources",
         )),
     }
+}
+
+/// `open_cost`, when given: one finite value `>= 0` per mirror.
+fn check_open_cost(costs: Vec<f64>, k: usize, file: &str) -> Result<Vec<f64>> {
+    if costs.len() != k {
+        return Err(Error::input(
+            file,
+            "open_cost",
+            format!("has {} values, expected {k} (one per mirror)", costs.len()),
+        ));
+    }
+    if let Some((j, c)) = costs
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !(c.is_finite() && **c >= 0.0))
+    {
+        return Err(Error::input(
+            file,
+            format!("open_cost[{j}]"),
+            format!("{c} is not a finite cost >= 0"),
+        ));
+    }
+    Ok(costs)
 }
 
 /// `clients`, when given, names every delay row.
@@ -491,6 +522,7 @@ pub fn to_file(inst: &CmaInstance, csv: Option<&str>) -> CmaFile {
         events,
         start: inst.start.as_ref().map(|s| json!({ "assign": s })),
         source: inst.source.clone(),
+        open_cost: inst.open_cost.clone(),
     }
 }
 

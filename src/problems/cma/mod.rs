@@ -12,7 +12,9 @@
 //!   [`exact_lp`] (the LP on HiGHS).
 //! - [`engines`]: the static engines by CLI name and [`engines::run_cma`];
 //!   [`repro`]: seed 002 §4 Figs. 4–8; [`cli`]: `simulate`, `gen cma`,
-//!   `repro cma`.
+//!   `repro cma`, `plan cma`.
+//! - [`plan`]: capacity planning — which `K` candidate mirrors to open
+//!   (capacitated p-median), the curve over `K` (docs/plan.md).
 
 pub mod cli;
 pub mod engines;
@@ -26,6 +28,7 @@ pub mod join;
 pub mod leave;
 pub mod model;
 pub mod moves;
+pub mod plan;
 pub mod repro;
 pub mod sim;
 

@@ -105,6 +105,10 @@ pub struct CmaInstance {
     pub start: Option<Vec<Option<usize>>>,
     /// Free-form provenance (generator, dataset).
     pub source: Option<String>,
+    /// Optional cost of opening each mirror (finite, `>= 0`), used only by
+    /// `plan cma` (objective = total delay + Σ open_cost of opened mirrors);
+    /// the other engines ignore it.
+    pub open_cost: Option<Vec<f64>>,
     k: usize,
     /// Row-major `n × k` delays.
     delay: Vec<f64>,
@@ -157,6 +161,7 @@ impl CmaInstance {
             events: None,
             start: None,
             source: None,
+            open_cost: None,
             k,
             delay,
             max_delay,

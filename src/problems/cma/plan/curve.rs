@@ -1,0 +1,280 @@
+//! The planning runs: one `K`, every `K` (the curve), or the fewest mirrors
+//! whose optimal average delay is at most `D`.
+
+use super::exact::{solve_k, ExactSettings, PointResult};
+use super::greedy::{greedy, greedy_set};
+use super::lagrange::Lagrangian;
+use super::milp::solve_milp;
+use super::swap::{swap, swap_from};
+use super::{Planner, PLAN_ENGINES};
+use crate::core::Status;
+use crate::error::{Error, Result};
+use crate::problems::cma::model::CmaInstance;
+use std::time::{Duration, Instant};
+
+/// What to plan.
+#[derive(Debug, Clone)]
+pub struct PlanOptions {
+    /// `exact`, `greedy` or `swap`.
+    pub engine: String,
+    /// One `K` (`--mirrors`); `None` = every `K`.
+    pub mirrors: Option<usize>,
+    /// The fewest mirrors reaching this average delay (`--max-avg-delay`);
+    /// open costs are then ignored (the objective is the delay).
+    pub max_avg_delay: Option<f64>,
+    /// The exact engine's settings (gap, iterations).
+    pub exact: ExactSettings,
+    /// Wall-time limit of the whole run, seconds.
+    pub time_limit: Option<f64>,
+    /// Report each point on stderr.
+    pub progress: bool,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            engine: "exact".into(),
+            mirrors: None,
+            max_avg_delay: None,
+            exact: ExactSettings::default(),
+            time_limit: None,
+            progress: false,
+        }
+    }
+}
+
+/// A finished plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Engine used.
+    pub engine: String,
+    /// One point per `K` computed, ascending.
+    pub points: Vec<PointResult>,
+    /// The `K` whose solution is the answer (`--mirrors`, the
+    /// `--max-avg-delay` answer, or the least objective on the curve);
+    /// `None` when no point qualifies.
+    pub chosen: Option<usize>,
+    /// Whether opening costs were part of the objective.
+    pub with_costs: bool,
+    /// Transportation problems solved.
+    pub evaluations: usize,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+impl Plan {
+    /// The point of `k`.
+    pub fn point(&self, k: usize) -> Option<&PointResult> {
+        self.points.iter().find(|p| p.k == k)
+    }
+}
+
+/// Checks the options against the instance; errors name the flag.
+pub fn check_options(inst: &CmaInstance, o: &PlanOptions) -> Result<()> {
+    if !PLAN_ENGINES.contains(&o.engine.as_str()) {
+        return Err(Error::Usage(format!(
+            "--engine {}: expected one of {}",
+            o.engine,
+            PLAN_ENGINES.join(", ")
+        )));
+    }
+    if let Some(k) = o.mirrors {
+        if k == 0 || k > inst.mirrors() {
+            return Err(Error::Usage(format!(
+                "--mirrors {k}: expected 1 to {} (the instance's candidate mirrors)",
+                inst.mirrors()
+            )));
+        }
+        if o.max_avg_delay.is_some() {
+            return Err(Error::Usage(
+                "--mirrors and --max-avg-delay exclude each other".into(),
+            ));
+        }
+    }
+    if let Some(d) = o.max_avg_delay {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(Error::Usage(format!(
+                "--max-avg-delay {d}: expected a finite delay >= 0"
+            )));
+        }
+    }
+    let g = o.exact.gap;
+    if !(g.is_finite() && (0.0..1.0).contains(&g)) {
+        return Err(Error::Usage(format!("--gap {g}: expected 0 <= gap < 1")));
+    }
+    Ok(())
+}
+
+/// Runs the plan.
+pub fn plan(inst: &CmaInstance, o: &PlanOptions) -> Result<Plan> {
+    check_options(inst, o)?;
+    let start = Instant::now();
+    let mut planner = Planner::new(inst);
+    if o.max_avg_delay.is_some() {
+        planner.cost = vec![0.0; inst.mirrors()];
+    }
+    let with_costs = planner.cost.iter().any(|&c| c > 0.0);
+    let mut exact = o.exact;
+    exact.deadline = o
+        .time_limit
+        .map(|t| start + Duration::from_secs_f64(t.min(1e9)));
+    let cost = planner.cost.clone();
+    let mut lag = Lagrangian::new(inst, &cost);
+    let mut lambda = lag.initial_lambda();
+    let ks: Vec<usize> = match o.mirrors {
+        Some(k) => vec![k],
+        None => (1..=inst.mirrors()).collect(),
+    };
+    let mut points: Vec<PointResult> = Vec::new();
+    let mut chosen = None;
+    for k in ks {
+        let prev = points.last().and_then(|p| p.best.as_ref()).map(|b| b.open.clone());
+        let mut ctx = PointCtx {
+            planner: &mut planner,
+            lag: &mut lag,
+            lambda: &mut lambda,
+            exact,
+        };
+        let p = point(&mut ctx, &o.engine, k, prev)?;
+        if o.progress {
+            eprintln!("{}", progress_line(&p, inst.clients(), start));
+        }
+        let meets = |p: &PointResult, d: f64| {
+            p.best
+                .as_ref()
+                .is_some_and(|b| b.delay / inst.clients() as f64 <= d + planner.tolerance())
+        };
+        let stop = o.max_avg_delay.is_some_and(|d| meets(&p, d));
+        points.push(p);
+        if stop {
+            chosen = Some(k);
+            break;
+        }
+    }
+    if o.max_avg_delay.is_none() {
+        chosen = o.mirrors.or_else(|| least_objective(&points));
+    }
+    Ok(Plan {
+        engine: o.engine.clone(),
+        points,
+        chosen,
+        with_costs,
+        evaluations: planner.evaluations,
+        time_ms: start.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// The `K` with the least objective (lowest `K` on ties).
+fn least_objective(points: &[PointResult]) -> Option<usize> {
+    points
+        .iter()
+        .filter_map(|p| p.best.as_ref().map(|b| (b.objective, p.k)))
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, k)| k)
+}
+
+struct PointCtx<'c, 'a> {
+    planner: &'c mut Planner<'a>,
+    lag: &'c mut Lagrangian<'a>,
+    lambda: &'c mut Vec<f64>,
+    exact: ExactSettings,
+}
+
+/// One point of the curve with `engine`; `prev` is the previous point's
+/// set (a warm start for `exact`: it plus the best single added mirror).
+fn point(c: &mut PointCtx<'_, '_>, engine: &str, k: usize, prev: Option<Vec<usize>>) -> Result<PointResult> {
+    let t = Instant::now();
+    let heuristic = |best: Option<super::SetEval>| PointResult {
+        k,
+        status: if best.is_some() { Status::Feasible } else { Status::Infeasible },
+        best,
+        bound: None,
+        nodes: 0,
+        time_ms: t.elapsed().as_secs_f64() * 1e3,
+    };
+    match engine {
+        "greedy" => Ok(heuristic(greedy(c.planner, k)?)),
+        "swap" => Ok(heuristic(swap(c.planner, k)?)),
+        "milp" => {
+            if !c.planner.k_feasible(k) {
+                return Ok(heuristic(None));
+            }
+            let warm = swap(c.planner, k)?;
+            let limit = c.exact.deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+            solve_milp(c.planner, k, warm.as_ref(), limit)
+        }
+        _ => {
+            let mut warm: Vec<Vec<usize>> = greedy_set(c.planner, k).into_iter().collect();
+            if let Some(p) = prev {
+                warm.extend(extend_by_one(c.planner, &p)?);
+            }
+            if c.planner.inst.clients() * c.planner.mirrors() <= 20_000 {
+                if let Some(s) = warm.first().cloned() {
+                    warm.extend(swap_from(c.planner, s, 3)?.map(|e| e.open));
+                }
+            }
+            let mut r = solve_k(c.planner, c.lag, k, &warm, c.lambda, c.exact)?;
+            r.time_ms = t.elapsed().as_secs_f64() * 1e3;
+            Ok(r)
+        }
+    }
+}
+
+/// `prev` plus the mirror whose addition lowers the uncapacitated cost most.
+fn extend_by_one(planner: &Planner<'_>, prev: &[usize]) -> Result<Option<Vec<usize>>> {
+    let inst = planner.inst;
+    let m = inst.mirrors();
+    let best_of = |i: usize| prev.iter().map(|&j| inst.delay(i, j)).fold(f64::INFINITY, f64::min);
+    let near: Vec<f64> = (0..inst.clients()).map(best_of).collect();
+    let mut pick: Option<(f64, usize)> = None;
+    for j in (0..m).filter(|j| !prev.contains(j)) {
+        let total: f64 = near
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| b.min(inst.delay(i, j)))
+            .sum::<f64>()
+            + planner.cost[j];
+        if pick.is_none_or(|(t, _)| total < t) {
+            pick = Some((total, j));
+        }
+    }
+    Ok(pick.map(|(_, j)| {
+        let mut s = prev.to_vec();
+        s.push(j);
+        s.sort_unstable();
+        s
+    }))
+}
+
+/// `K=5 optimal total 123.4 avg 1.2 gap 0 nodes 3 (0.4 s, 2.1 s so far)`.
+fn progress_line(p: &PointResult, n: usize, start: Instant) -> String {
+    let what = match &p.best {
+        Some(b) => format!(
+            "objective {:.3} avg {:.3}{}",
+            b.objective,
+            b.delay / n as f64,
+            p.bound
+                .map(|l| format!(" bound {l:.3} gap {:.2e}", rel_gap(b.objective, l)))
+                .unwrap_or_default()
+        ),
+        None => "no solution".into(),
+    };
+    format!(
+        "plan cma: K={} {} {what} nodes {} ({:.2} s, {:.1} s so far)",
+        p.k,
+        p.status.as_str(),
+        p.nodes,
+        p.time_ms / 1e3,
+        start.elapsed().as_secs_f64()
+    )
+}
+
+/// `(objective − bound) / |objective|` (0 when both are 0).
+pub fn rel_gap(objective: f64, bound: f64) -> f64 {
+    let diff = (objective - bound).max(0.0);
+    if diff == 0.0 {
+        0.0
+    } else {
+        diff / objective.abs().max(1e-12)
+    }
+}

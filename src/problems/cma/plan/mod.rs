@@ -1,0 +1,167 @@
+//! `plan cma`: which `K` of the candidate mirrors to open (a capacitated
+//! p-median) so that the total delay of all players — plus the opening costs
+//! of the opened mirrors when the instance gives `open_cost` — is least,
+//! honouring capacities; and the curve of that optimum against `K`.
+//!
+//! - [`Planner`]: the instance with its opening costs and the exact
+//!   evaluation of one mirror set (the transportation problem of
+//!   [`crate::problems::cma::exact_flow`] with closed mirrors at capacity 0),
+//!   cached per set;
+//! - [`lagrange`]: the Lagrangian bound (assignment constraints relaxed),
+//!   equal to the LP bound of the strong formulation at its best multipliers;
+//! - [`exact`]: branch and bound over the mirrors' open/closed decisions with
+//!   that bound, reduced-cost fixing and the transportation problem at the
+//!   leaves; [`greedy`] (greedy-add) and [`swap`] (Teitz–Bart) heuristics;
+//!   [`milp`]: the strong formulation on HiGHS (the small-instance
+//!   reference);
+//! - [`curve`]: every `K`, or the fewest mirrors meeting an average delay;
+//!   [`output`]: the out folder (solution, curve CSV/JSONL/SVG);
+//!   [`cli`]: the command.
+
+pub mod cli;
+pub mod cover;
+pub mod curve;
+pub mod exact;
+pub mod greedy;
+pub mod lagrange;
+pub mod milp;
+pub mod output;
+pub mod swap;
+
+use crate::error::Result;
+use crate::problems::cma::exact_flow::solve_exact_flow_capacities;
+use crate::problems::cma::model::CmaInstance;
+use std::collections::HashMap;
+
+/// An exactly evaluated mirror set: the optimal assignment for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetEval {
+    /// Opened mirrors, ascending.
+    pub open: Vec<usize>,
+    /// Mirror per client row (only opened mirrors appear).
+    pub assign: Vec<usize>,
+    /// Total delay of the assignment.
+    pub delay: f64,
+    /// Objective: `delay` + Σ open_cost of `open`.
+    pub objective: f64,
+}
+
+/// The instance being planned, its opening costs and a cache of evaluated
+/// mirror sets (objective, `None` = capacity below the player count).
+#[derive(Debug)]
+pub struct Planner<'a> {
+    /// The CMA instance (its capacities are the candidates' capacities).
+    pub inst: &'a CmaInstance,
+    /// Opening cost per mirror (zeros when the instance gives none).
+    pub cost: Vec<f64>,
+    cache: HashMap<Vec<u64>, Option<f64>>,
+    /// Number of transportation problems solved.
+    pub evaluations: usize,
+}
+
+impl<'a> Planner<'a> {
+    /// A planner over `inst` (its `open_cost`, or zeros).
+    pub fn new(inst: &'a CmaInstance) -> Self {
+        let cost = inst
+            .open_cost
+            .clone()
+            .unwrap_or_else(|| vec![0.0; inst.mirrors()]);
+        Planner {
+            inst,
+            cost,
+            cache: HashMap::new(),
+            evaluations: 0,
+        }
+    }
+
+    /// Number of candidate mirrors.
+    pub fn mirrors(&self) -> usize {
+        self.inst.mirrors()
+    }
+
+    /// Σ capacity of `open`.
+    pub fn capacity_of(&self, open: &[usize]) -> usize {
+        open.iter().map(|&j| self.inst.capacity[j]).sum()
+    }
+
+    /// Whether some `K`-subset of the mirrors has enough capacity for every
+    /// player (the `K` largest capacities sum to at least `n`).
+    pub fn k_feasible(&self, k: usize) -> bool {
+        let mut caps = self.inst.capacity.clone();
+        caps.sort_unstable_by(|a, b| b.cmp(a));
+        caps.iter().take(k).sum::<usize>() >= self.inst.clients()
+    }
+
+    /// Absolute tolerance on objectives: `1e-9 · max(1, objective scale)`.
+    pub fn tolerance(&self) -> f64 {
+        let scale = self.inst.max_delay() * self.inst.clients() as f64
+            + self.cost.iter().sum::<f64>();
+        1e-9 * scale.max(1.0)
+    }
+
+    /// The optimal assignment for the mirror set `open` (the transportation
+    /// problem, `O(nk + E·k²)`, see `exact_flow`); `None` when `open` lacks
+    /// capacity for every player.
+    pub fn evaluate(&mut self, open: &[usize]) -> Result<Option<SetEval>> {
+        let mut open = open.to_vec();
+        open.sort_unstable();
+        open.dedup();
+        let key = set_key(&open, self.mirrors());
+        if self.capacity_of(&open) < self.inst.clients() {
+            self.cache.insert(key, None);
+            return Ok(None);
+        }
+        let mut cap = vec![0usize; self.mirrors()];
+        for &j in &open {
+            cap[j] = self.inst.capacity[j];
+        }
+        self.evaluations += 1;
+        let Some((assign, _prices)) = solve_exact_flow_capacities(self.inst, cap)? else {
+            self.cache.insert(key, None);
+            return Ok(None);
+        };
+        let delay: f64 = assign
+            .iter()
+            .enumerate()
+            .map(|(i, &j)| self.inst.delay(i, j))
+            .sum();
+        let objective = delay + open.iter().map(|&j| self.cost[j]).sum::<f64>();
+        self.cache.insert(key, Some(objective));
+        Ok(Some(SetEval {
+            open,
+            assign,
+            delay,
+            objective,
+        }))
+    }
+
+    /// The cached objective of `open`, if it was evaluated (`Some(None)` =
+    /// not enough capacity).
+    pub fn cached(&self, open: &[usize]) -> Option<Option<f64>> {
+        let mut sorted = open.to_vec();
+        sorted.sort_unstable();
+        self.cache.get(&set_key(&sorted, self.mirrors())).copied()
+    }
+
+    /// The objective of `open` (cached; `None` = not enough capacity).
+    pub fn objective(&mut self, open: &[usize]) -> Result<Option<f64>> {
+        let mut sorted = open.to_vec();
+        sorted.sort_unstable();
+        if let Some(v) = self.cache.get(&set_key(&sorted, self.mirrors())) {
+            return Ok(*v);
+        }
+        Ok(self.evaluate(&sorted)?.map(|e| e.objective))
+    }
+}
+
+/// A bitset key of a mirror set.
+fn set_key(open: &[usize], k: usize) -> Vec<u64> {
+    let mut key = vec![0u64; k.div_ceil(64)];
+    for &j in open {
+        key[j / 64] |= 1 << (j % 64);
+    }
+    key
+}
+
+/// The engines of `plan cma`.
+pub const PLAN_ENGINES: [&str; 4] = ["exact", "greedy", "swap", "milp"];
