@@ -24,6 +24,7 @@ pub mod gamma;
 pub mod gen;
 pub mod hybrid;
 pub mod model;
+pub mod repro;
 pub mod roles;
 
 use crate::core::table::{short, Table};
