@@ -4,10 +4,12 @@
 //! - **Start.** The scenario's generated instance at the cluster's capacity
 //!   (`load = 1.0`, the paper's "loaded with its allowed maximum").
 //! - **Sessions.** Each player's session length is a gamma(k = 1.157143,
-//!   θ = 2.419754) draw, hours (the paper's uptime model); a player whose
-//!   session ends disconnects. Each minute, connections = disconnections ÷
-//!   1.1 (scenario A: disconnections 10% above connections) or × 1.2
-//!   (scenario B); 10% of them join the main game at a uniform position,
+//!   θ = 2.419754) draw, hours (the paper's uptime model); the players
+//!   present at the start get the renewal equilibrium's residual
+//!   `U · gamma(k + 1, θ)`. A player whose session ends disconnects. Each
+//!   minute, connections = that minute's disconnections ÷ 1.1 (scenario A:
+//!   disconnections 10% above connections) or × 1.2 (scenario B), the
+//!   fraction carried to the next minute; 10% of them join the main game at a uniform position,
 //!   the others form new AGs of the `mix` sizes in a region drawn by the
 //!   hot-spot weights (`1 ± spread`, re-drawn every 20 minutes).
 //! - **Movement.** Main-game players step up to 10 units per minute in x
@@ -20,8 +22,9 @@
 //!   players form a snapshot [`AgInstance`]; the engine's solution, checked
 //!   by the evaluator, is applied (P2P AGs leave the cluster).
 //!
-//! The random stream does not depend on the engine: every engine sees the
-//! same sessions, connections and movements. Invariants checked every
+//! The engine changes the run only through what it sends to P2P (P2P
+//! players who do not return disconnect, so the connections follow).
+//! Invariants checked every
 //! minute: players = previous + connections − disconnections, cluster loads
 //! + P2P players = players, and after balancing the loads equal the
 //! evaluator's `loads_after`.
@@ -101,10 +104,17 @@ pub struct World {
     ags: Vec<Ag>,
     rng: ChaCha8Rng,
     step: usize,
+    carry: f64,
 }
 
 fn minutes<R: Rng>(rng: &mut R) -> usize {
     (sample_gamma(rng, GAMMA_K, GAMMA_THETA) * 60.0).ceil().max(1.0) as usize
+}
+
+/// The equilibrium residual session of a player already present, minutes.
+fn residual_minutes<R: Rng>(rng: &mut R) -> usize {
+    let u: f64 = rng.random();
+    (u * sample_gamma(rng, GAMMA_K + 1.0, GAMMA_THETA) * 60.0).ceil().max(1.0) as usize
 }
 
 impl World {
@@ -123,7 +133,7 @@ impl World {
                 ag: inst.ag[p],
                 server: Some(inst.server[p]),
                 uptime: inst.uptime[p].clone(),
-                ends: minutes(&mut rng),
+                ends: residual_minutes(&mut rng),
                 alive: true,
             })
             .collect();
@@ -147,6 +157,7 @@ impl World {
             ags,
             rng,
             step: 0,
+            carry: 0.0,
         })
     }
 
@@ -284,11 +295,6 @@ impl World {
     }
 }
 
-/// Mean session length of the gamma model, minutes (k·θ hours).
-pub fn mean_session_minutes() -> f64 {
-    GAMMA_K * GAMMA_THETA * 60.0
-}
-
 impl World {
     /// The cluster as an AG instance: its players (snapshot index → world
     /// index) and AGs with a member on a server.
@@ -350,7 +356,7 @@ impl World {
     }
 
     /// One minute: AG ends, sessions, connections, movement, balancing.
-    pub fn minute(&mut self, engine: &str, cfg: &AgReproConfig, connects: u64) -> StepRecord {
+    pub fn minute(&mut self, engine: &str, cfg: &AgReproConfig, ratio: f64) -> StepRecord {
         self.step += 1;
         if self.step % 20 == 0 {
             let sp = self.spread;
@@ -358,6 +364,10 @@ impl World {
         }
         let before = self.players();
         let disconnects = self.ag_ends() + self.sessions();
+        self.carry += ratio * disconnects as f64;
+        let connects = self.carry.floor();
+        self.carry -= connects;
+        let connects = connects as u64;
         self.connect(connects);
         self.movement();
         let over = |w: &World| {
@@ -396,20 +406,19 @@ pub fn minutes_of(cfg: &AgReproConfig) -> usize {
     }
 }
 
+/// Connections per disconnection: scenario A 1 / 1.1, B 1.2.
+pub fn connection_ratio(s: char) -> f64 {
+    if s == 'a' {
+        1.0 / 1.1
+    } else {
+        1.2
+    }
+}
+
 /// Simulates scenario `s` under `engine`: one record per minute.
 pub fn simulate(cfg: &AgReproConfig, s: char, engine: &str) -> Result<Vec<StepRecord>> {
     let mut w = World::new(cfg, s)?;
-    let rate = w.players() as f64 / mean_session_minutes();
-    let connects = if s == 'a' { rate / 1.1 } else { rate * 1.2 };
-    let mut carry = 0.0;
-    let mut out = Vec::with_capacity(minutes_of(cfg));
-    for _ in 0..minutes_of(cfg) {
-        carry += connects;
-        let n = carry.floor();
-        carry -= n;
-        out.push(w.minute(engine, cfg, n as u64));
-    }
-    Ok(out)
+    Ok((0..minutes_of(cfg)).map(|_| w.minute(engine, cfg, connection_ratio(s))).collect())
 }
 
 /// The per-minute table of one run.
