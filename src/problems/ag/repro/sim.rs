@@ -24,10 +24,9 @@
 //!
 //! The engine changes the run only through what it sends to P2P (P2P
 //! players who do not return disconnect, so the connections follow).
-//! Invariants checked every
-//! minute: players = previous + connections − disconnections, cluster loads
-//! + P2P players = players, and after balancing the loads equal the
-//! evaluator's `loads_after`.
+//! Invariants checked every minute: players = previous + connections −
+//! disconnections, cluster loads plus P2P players = players, and after
+//! balancing the loads equal the evaluator's `loads_after`.
 
 use crate::error::Result;
 use crate::problems::ag::gamma::sample_gamma;

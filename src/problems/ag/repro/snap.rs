@@ -39,8 +39,8 @@ fn loads_cell(r: &Option<Balanced>, s: usize) -> String {
 pub fn fig9(a: &AgInstance, runs: &[Option<Balanced>]) -> Csv {
     let mut t = Csv::new(&["server", "before", "classic", "hybrid", "exact", "max_load", "target"]);
     let before = a.loads_before();
-    for s in 0..a.servers() {
-        let mut row = vec![(s + 1).to_string(), before[s].to_string()];
+    for (s, b) in before.iter().enumerate() {
+        let mut row = vec![(s + 1).to_string(), b.to_string()];
         row.extend(runs.iter().map(|r| loads_cell(r, s)));
         row.push(a.max_load[s].to_string());
         row.push(a.target(s).to_string());
@@ -164,8 +164,8 @@ pub fn fig11(b: &AgInstance, runs: &[&Option<Balanced>]) -> Csv {
         "server", "before", "hybrid_kept", "hybrid_p2p", "exact_kept", "exact_p2p", "target",
     ]);
     let before = b.loads_before();
-    for s in 0..b.servers() {
-        let mut row = vec![(s + 1).to_string(), before[s].to_string()];
+    for (s, l) in before.iter().enumerate() {
+        let mut row = vec![(s + 1).to_string(), l.to_string()];
         for r in runs {
             match r {
                 Some(r) => {
