@@ -53,7 +53,9 @@ fn parse_mix(s: &str) -> Result<Vec<(usize, f64)>> {
             let (z, w) = part.split_once(':').unwrap_or((part, ""));
             match (z.trim().parse::<usize>(), w.trim().parse::<f64>()) {
                 (Ok(z), Ok(w)) => Ok((z, w)),
-                _ => Err(Error::Usage(format!("--mix {s}: '{part}' is not SIZE:PERCENT"))),
+                _ => Err(Error::Usage(format!(
+                    "--mix {s}: '{part}' is not SIZE:PERCENT"
+                ))),
             }
         })
         .collect()
@@ -120,7 +122,10 @@ pub fn run_repro_ag(args: &ReproAgArgs) -> Result<()> {
     let mut cfg = AgReproConfig::new(args.seed, args.quick);
     cfg.mix = parse_mix(&args.mix)?;
     if !(args.exact_limit.is_finite() && args.exact_limit > 0.0) {
-        return Err(Error::Usage(format!("--exact-limit {} is not a positive time", args.exact_limit)));
+        return Err(Error::Usage(format!(
+            "--exact-limit {} is not a positive time",
+            args.exact_limit
+        )));
     }
     cfg.exact_limit = args.exact_limit;
     let o = repro_ag(&cfg, &args.out)?;
@@ -145,8 +150,9 @@ pub fn hooks() -> Vec<CliHook> {
     vec![
         CliHook {
             place: HookPlace::Gen,
-            command: GenAgArgs::augment_args(clap::Command::new("ag"))
-                .about("Generate an AG instance: seed 004's scenario A (hot-spots) or B (over capacity)"),
+            command: GenAgArgs::augment_args(clap::Command::new("ag")).about(
+                "Generate an AG instance: seed 004's scenario A (hot-spots) or B (over capacity)",
+            ),
             run: gen_hook,
         },
         CliHook {

@@ -155,7 +155,10 @@ impl Csv {
     /// The cell of column `name` in the first row whose first cell is `key`.
     pub fn get(&self, key: &str, name: &str) -> Option<f64> {
         let k = self.header.iter().position(|h| h == name)?;
-        let row = self.rows.iter().find(|r| r.first().is_some_and(|c| c == key))?;
+        let row = self
+            .rows
+            .iter()
+            .find(|r| r.first().is_some_and(|c| c == key))?;
         row.get(k)?.parse().ok()
     }
 

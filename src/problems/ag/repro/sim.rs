@@ -107,13 +107,17 @@ pub struct World {
 }
 
 fn minutes<R: Rng>(rng: &mut R) -> usize {
-    (sample_gamma(rng, GAMMA_K, GAMMA_THETA) * 60.0).ceil().max(1.0) as usize
+    (sample_gamma(rng, GAMMA_K, GAMMA_THETA) * 60.0)
+        .ceil()
+        .max(1.0) as usize
 }
 
 /// The equilibrium residual session of a player already present, minutes.
 fn residual_minutes<R: Rng>(rng: &mut R) -> usize {
     let u: f64 = rng.random();
-    (u * sample_gamma(rng, GAMMA_K + 1.0, GAMMA_THETA) * 60.0).ceil().max(1.0) as usize
+    (u * sample_gamma(rng, GAMMA_K + 1.0, GAMMA_THETA) * 60.0)
+        .ceil()
+        .max(1.0) as usize
 }
 
 impl World {
@@ -141,10 +145,18 @@ impl World {
             .iter()
             .map(|m| {
                 let p = m.first().copied().unwrap_or(0);
-                Ag { members: m.clone(), ends: rng.random_range(10..=60), p2p: false, x: inst.x[p], y: inst.y[p] }
+                Ag {
+                    members: m.clone(),
+                    ends: rng.random_range(10..=60),
+                    p2p: false,
+                    x: inst.x[p],
+                    y: inst.y[p],
+                }
             })
             .collect();
-        let weights = (0..inst.servers()).map(|_| 1.0 + spread * (2.0 * rng.random::<f64>() - 1.0)).collect();
+        let weights = (0..inst.servers())
+            .map(|_| 1.0 + spread * (2.0 * rng.random::<f64>() - 1.0))
+            .collect();
         Ok(World {
             map: inst.map,
             max_load: inst.max_load.clone(),
@@ -188,8 +200,9 @@ impl World {
     /// Sessions that end this minute; returns the disconnections.
     fn sessions(&mut self) -> u64 {
         let now = self.step;
-        let ending: Vec<usize> =
-            (0..self.players.len()).filter(|&p| self.players[p].alive && self.players[p].ends <= now).collect();
+        let ending: Vec<usize> = (0..self.players.len())
+            .filter(|&p| self.players[p].alive && self.players[p].ends <= now)
+            .collect();
         for &p in &ending {
             self.disconnect(p);
         }
@@ -226,10 +239,24 @@ impl World {
 impl World {
     fn spawn(&mut self, (x, y): (f64, f64), ag: Option<usize>, server: usize) -> usize {
         let rng = &mut self.rng;
-        let net = [2000.0 * rng.random::<f64>() - 1000.0, 2000.0 * rng.random::<f64>() - 1000.0];
-        let uptime = (0..10).map(|_| sample_gamma(rng, GAMMA_K, GAMMA_THETA)).collect();
+        let net = [
+            2000.0 * rng.random::<f64>() - 1000.0,
+            2000.0 * rng.random::<f64>() - 1000.0,
+        ];
+        let uptime = (0..10)
+            .map(|_| sample_gamma(rng, GAMMA_K, GAMMA_THETA))
+            .collect();
         let ends = self.step + minutes(rng);
-        self.players.push(Player { x, y, net, ag, server: Some(server), uptime, ends, alive: true });
+        self.players.push(Player {
+            x,
+            y,
+            net,
+            ag,
+            server: Some(server),
+            uptime,
+            ends,
+            alive: true,
+        });
         self.players.len() - 1
     }
 
@@ -241,7 +268,13 @@ impl World {
         let cy = ((s / m.cols) as f64 + self.rng.random::<f64>()) * h;
         let a = self.ags.len();
         let ends = self.step + self.rng.random_range(10..=60);
-        self.ags.push(Ag { members: Vec::new(), ends, p2p: false, x: cx, y: cy });
+        self.ags.push(Ag {
+            members: Vec::new(),
+            ends,
+            p2p: false,
+            x: cx,
+            y: cy,
+        });
         for _ in 0..size {
             let x = (cx + 5.0 * (2.0 * self.rng.random::<f64>() - 1.0)).clamp(0.0, m.width);
             let y = (cy + 5.0 * (2.0 * self.rng.random::<f64>() - 1.0)).clamp(0.0, m.height);
@@ -258,7 +291,13 @@ impl World {
         while left > 0 {
             let mut z = self.mix[pick(&mut self.rng, &shares)].0 as u64;
             if z > left {
-                match self.mix.iter().map(|m| m.0 as u64).filter(|&s| s <= left).max() {
+                match self
+                    .mix
+                    .iter()
+                    .map(|m| m.0 as u64)
+                    .filter(|&s| s <= left)
+                    .max()
+                {
                     Some(s) => z = s,
                     None => break,
                 }
@@ -267,7 +306,10 @@ impl World {
             left -= z;
         }
         for _ in 0..(main + left) {
-            let (x, y) = (self.rng.random::<f64>() * self.map.width, self.rng.random::<f64>() * self.map.height);
+            let (x, y) = (
+                self.rng.random::<f64>() * self.map.width,
+                self.rng.random::<f64>() * self.map.height,
+            );
             let s = self.map.region(x, y);
             self.spawn((x, y), None, s);
         }
@@ -298,8 +340,9 @@ impl World {
     /// The cluster as an AG instance: its players (snapshot index → world
     /// index) and AGs with a member on a server.
     pub fn snapshot(&self) -> (AgInstance, Vec<usize>) {
-        let on: Vec<usize> =
-            (0..self.players.len()).filter(|&p| self.players[p].alive && self.players[p].server.is_some()).collect();
+        let on: Vec<usize> = (0..self.players.len())
+            .filter(|&p| self.players[p].alive && self.players[p].server.is_some())
+            .collect();
         let mut ag_of = vec![usize::MAX; self.ags.len()];
         let mut members: Vec<Vec<usize>> = Vec::new();
         let mut ag = Vec::with_capacity(on.len());
@@ -313,7 +356,11 @@ impl World {
                 ag_of[a]
             }));
         }
-        let pl = |f: &dyn Fn(&Player) -> f64| on.iter().map(|&p| f(&self.players[p])).collect::<Vec<f64>>();
+        let pl = |f: &dyn Fn(&Player) -> f64| {
+            on.iter()
+                .map(|&p| f(&self.players[p]))
+                .collect::<Vec<f64>>()
+        };
         let inst = AgInstance {
             name: format!("sim-minute-{}", self.step),
             server_names: None,
@@ -324,7 +371,10 @@ impl World {
             y: pl(&|p| p.y),
             net: on.iter().map(|&p| self.players[p].net).collect(),
             ag,
-            server: on.iter().map(|&p| self.players[p].server.unwrap_or(0)).collect(),
+            server: on
+                .iter()
+                .map(|&p| self.players[p].server.unwrap_or(0))
+                .collect(),
             uptime: on.iter().map(|&p| self.players[p].uptime.clone()).collect(),
             cluster_net: [0.0, 0.0],
             overhead: self.overhead,
@@ -359,7 +409,9 @@ impl World {
         self.step += 1;
         if self.step % 20 == 0 {
             let sp = self.spread;
-            self.weights = (0..self.weights.len()).map(|_| 1.0 + sp * (2.0 * self.rng.random::<f64>() - 1.0)).collect();
+            self.weights = (0..self.weights.len())
+                .map(|_| 1.0 + sp * (2.0 * self.rng.random::<f64>() - 1.0))
+                .collect();
         }
         let before = self.players();
         let disconnects = self.ag_ends() + self.sessions();
@@ -374,8 +426,11 @@ impl World {
             l.iter().zip(&w.max_load).filter(|(l, m)| l > m).count()
         };
         let overloaded_before = over(self);
-        let (moved, messages, loads_ok) =
-            if overloaded_before > 0 { self.balance(engine, cfg) } else { (0, 0.0, true) };
+        let (moved, messages, loads_ok) = if overloaded_before > 0 {
+            self.balance(engine, cfg)
+        } else {
+            (0, 0.0, true)
+        };
         let (loads, p2p) = self.loads();
         let players = self.players();
         let cluster: u64 = loads.iter().sum();
@@ -391,7 +446,9 @@ impl World {
             moved,
             messages,
             max_load: loads.iter().copied().max().unwrap_or(0),
-            invariants: loads_ok && players == before + connects - disconnects && cluster + p2p == players,
+            invariants: loads_ok
+                && players == before + connects - disconnects
+                && cluster + p2p == players,
         }
     }
 }
@@ -417,14 +474,26 @@ pub fn connection_ratio(s: char) -> f64 {
 /// Simulates scenario `s` under `engine`: one record per minute.
 pub fn simulate(cfg: &AgReproConfig, s: char, engine: &str) -> Result<Vec<StepRecord>> {
     let mut w = World::new(cfg, s)?;
-    Ok((0..minutes_of(cfg)).map(|_| w.minute(engine, cfg, connection_ratio(s))).collect())
+    Ok((0..minutes_of(cfg))
+        .map(|_| w.minute(engine, cfg, connection_ratio(s)))
+        .collect())
 }
 
 /// The per-minute table of one run.
 pub fn steps_csv(recs: &[StepRecord]) -> Csv {
     let mut t = Csv::new(&[
-        "minute", "players", "cluster", "p2p", "connects", "disconnects", "overloaded_before",
-        "overloaded_after", "moved", "messages", "max_load", "invariants",
+        "minute",
+        "players",
+        "cluster",
+        "p2p",
+        "connects",
+        "disconnects",
+        "overloaded_before",
+        "overloaded_after",
+        "moved",
+        "messages",
+        "max_load",
+        "invariants",
     ]);
     for r in recs {
         t.push(vec![
@@ -450,8 +519,17 @@ pub fn steps_csv(recs: &[StepRecord]) -> Csv {
 pub fn simulations(cfg: &AgReproConfig) -> Result<Vec<(String, Csv)>> {
     let mut out = Vec::new();
     let mut sum = Csv::new(&[
-        "run", "scenario", "engine", "rounds", "moved", "messages", "max_overloaded_after",
-        "peak_load", "final_players", "final_p2p", "invariants",
+        "run",
+        "scenario",
+        "engine",
+        "rounds",
+        "moved",
+        "messages",
+        "max_overloaded_after",
+        "peak_load",
+        "final_players",
+        "final_p2p",
+        "invariants",
     ]);
     for s in ['a', 'b'] {
         for e in SIM_ENGINES {
@@ -461,11 +539,22 @@ pub fn simulations(cfg: &AgReproConfig) -> Result<Vec<(String, Csv)>> {
                 format!("{s}/{e}"),
                 s.to_string(),
                 e.to_string(),
-                recs.iter().filter(|r| r.overloaded_before > 0).count().to_string(),
+                recs.iter()
+                    .filter(|r| r.overloaded_before > 0)
+                    .count()
+                    .to_string(),
                 recs.iter().map(|r| r.moved).sum::<u64>().to_string(),
                 cell(recs.iter().map(|r| r.messages).sum()),
-                recs.iter().map(|r| r.overloaded_after).max().unwrap_or(0).to_string(),
-                recs.iter().map(|r| r.max_load).max().unwrap_or(0).to_string(),
+                recs.iter()
+                    .map(|r| r.overloaded_after)
+                    .max()
+                    .unwrap_or(0)
+                    .to_string(),
+                recs.iter()
+                    .map(|r| r.max_load)
+                    .max()
+                    .unwrap_or(0)
+                    .to_string(),
                 last.players.to_string(),
                 last.p2p.to_string(),
                 u8::from(recs.iter().all(|r| r.invariants)).to_string(),

@@ -3,6 +3,7 @@
 //! the moved-players contrast, Tables 4–5).
 
 use crate::error::Result;
+use crate::problems::ag::eval::P2pAgMetrics;
 use crate::problems::ag::gamma::probability_of_disconnection;
 use crate::problems::ag::gen::generate_ag;
 use crate::problems::ag::model::{AgInstance, Dest};
@@ -15,8 +16,10 @@ pub const FIG9_ENGINES: [&str; 3] = ["classic", "hybrid", "exact"];
 pub fn snapshots(cfg: &AgReproConfig) -> Result<Vec<(String, Csv)>> {
     let a = cfg.instance('a')?;
     let b = cfg.instance('b')?;
-    let runs_a: Vec<Option<Balanced>> =
-        FIG9_ENGINES.iter().map(|e| balance(e, &a, &cfg.opts())).collect();
+    let runs_a: Vec<Option<Balanced>> = FIG9_ENGINES
+        .iter()
+        .map(|e| balance(e, &a, &cfg.opts()))
+        .collect();
     let mut out = vec![
         ("fig9".to_string(), fig9(&a, &runs_a)),
         ("moved".to_string(), moved(&runs_a)),
@@ -26,18 +29,27 @@ pub fn snapshots(cfg: &AgReproConfig) -> Result<Vec<(String, Csv)>> {
     let exact_b = balance("exact", &b, &cfg.opts());
     out.push(("fig11".into(), fig11(&b, &[&hybrid_b, &exact_b])));
     out.push(("fig12".into(), fig12(cfg, &b)));
-    out.push(("table4".into(), qos(cfg, &b, &["hybrid", "exact-ll"], false)));
-    out.push(("table5".into(), qos(cfg, &b, &["hybrid-pd", "exact-pd"], true)));
+    out.push((
+        "table4".into(),
+        qos(cfg, &b, &["hybrid", "exact-ll"], false),
+    ));
+    out.push((
+        "table5".into(),
+        qos(cfg, &b, &["hybrid-pd", "exact-pd"], true),
+    ));
     Ok(out)
 }
 
 fn loads_cell(r: &Option<Balanced>, s: usize) -> String {
-    r.as_ref().map_or_else(String::new, |r| r.m.loads_after[s].to_string())
+    r.as_ref()
+        .map_or_else(String::new, |r| r.m.loads_after[s].to_string())
 }
 
 /// Fig. 9: load per server before and after each engine (scenario A).
 pub fn fig9(a: &AgInstance, runs: &[Option<Balanced>]) -> Csv {
-    let mut t = Csv::new(&["server", "before", "classic", "hybrid", "exact", "max_load", "target"]);
+    let mut t = Csv::new(&[
+        "server", "before", "classic", "hybrid", "exact", "max_load", "target",
+    ]);
     let before = a.loads_before();
     for (s, b) in before.iter().enumerate() {
         let mut row = vec![(s + 1).to_string(), b.to_string()];
@@ -93,7 +105,10 @@ pub fn hotspot(cfg: &AgReproConfig, extra: u64) -> Result<AgInstance> {
     inst.name = format!("ag-hotspot-{extra}-s{}", cfg.seed);
     let want = inst.max_load[0] + extra;
     let mut load = inst.loads_before()[0];
-    let (w, h) = (inst.map.width / inst.map.cols as f64, inst.map.height / inst.map.rows as f64);
+    let (w, h) = (
+        inst.map.width / inst.map.cols as f64,
+        inst.map.height / inst.map.rows as f64,
+    );
     for a in 0..inst.ags() {
         let size = inst.members[a].len() as u64;
         if inst.ag_server(a) == 0 || load + size > want {
@@ -131,7 +146,15 @@ fn total(engine: &str, inst: &AgInstance, cfg: &AgReproConfig) -> String {
 
 /// Fig. 10: messages (Table 1) vs extra players, I = 10%, F = 20 and 25.
 pub fn fig10(cfg: &AgReproConfig) -> Result<Csv> {
-    let mut t = Csv::new(&["extra", "classic_f20", "classic_f25", "hybrid", "exact", "hybrid_moved", "classic_moved"]);
+    let mut t = Csv::new(&[
+        "extra",
+        "classic_f20",
+        "classic_f25",
+        "hybrid",
+        "exact",
+        "hybrid_moved",
+        "classic_moved",
+    ]);
     for e in extras(cfg) {
         let mut inst = hotspot(cfg, e)?;
         let mut row = vec![e.to_string()];
@@ -161,7 +184,13 @@ fn sent(b: &AgInstance, r: &Balanced, s: usize) -> u64 {
 /// Fig. 11: per server, players kept vs sent to P2P (scenario B).
 pub fn fig11(b: &AgInstance, runs: &[&Option<Balanced>]) -> Csv {
     let mut t = Csv::new(&[
-        "server", "before", "hybrid_kept", "hybrid_p2p", "exact_kept", "exact_p2p", "target",
+        "server",
+        "before",
+        "hybrid_kept",
+        "hybrid_p2p",
+        "exact_kept",
+        "exact_p2p",
+        "target",
     ]);
     let before = b.loads_before();
     for (s, l) in before.iter().enumerate() {
@@ -188,7 +217,13 @@ pub const MESSAGE_BYTES: f64 = 141.0;
 /// bandwidth per overloaded server at 141-byte messages.
 pub fn fig12(cfg: &AgReproConfig, b: &AgInstance) -> Csv {
     let mut t = Csv::new(&["return_rate", "hybrid", "exact", "hybrid_kb_per_server"]);
-    let over = b.loads_before().iter().zip(&b.max_load).filter(|(l, m)| l > m).count().max(1);
+    let over = b
+        .loads_before()
+        .iter()
+        .zip(&b.max_load)
+        .filter(|(l, m)| l > m)
+        .count()
+        .max(1);
     for i in 0..=4 {
         let rr = i as f64 * 0.25;
         let mut inst = b.clone();
@@ -210,38 +245,56 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// Table 4's columns after the row label, engine, size and AG count.
+const TABLE4: [&str; 4] = ["p2p_latency", "p2p_sd", "cs_latency", "cs_over_p2p_pct"];
+/// Table 5's.
+const TABLE5: [&str; 4] = ["pd_s", "pd_rs", "failure_mean", "failure_max"];
+
+/// One row's measures over `ags` (Table 5 when `pd`, else Table 4).
+fn qos_cells(ags: &[&P2pAgMetrics], pd: bool) -> Vec<f64> {
+    let col = |f: &dyn Fn(&P2pAgMetrics) -> f64| ags.iter().map(|a| f(a)).collect::<Vec<f64>>();
+    if pd {
+        let fail = col(&|a| a.failure);
+        vec![
+            mean(&col(&|a| probability_of_disconnection(a.s_uptime_min))),
+            mean(&col(&|a| probability_of_disconnection(a.rs_uptime_min))),
+            mean(&fail),
+            fail.iter().copied().fold(f64::NAN, f64::max),
+        ]
+    } else {
+        let (p, c) = (
+            mean(&col(&|a| a.latency_mean)),
+            mean(&col(&|a| a.cs_latency_mean)),
+        );
+        vec![p, mean(&col(&|a| a.latency_sd)), c, 100.0 * (c / p - 1.0)]
+    }
+}
+
 /// Table 4 (`pd = false`: latency of S vs the cluster) or Table 5 (`pd =
 /// true`: failure likelihood of S, RS and the AG) per engine and AG size
 /// (5, 10 and all) on scenario B's P2P AGs.
 pub fn qos(cfg: &AgReproConfig, b: &AgInstance, engines: &[&str], pd: bool) -> Csv {
-    let head: &[&str] = if pd {
-        &["row", "engine", "size", "ags", "pd_s", "pd_rs", "failure_mean", "failure_max"]
-    } else {
-        &["row", "engine", "size", "ags", "p2p_latency", "p2p_sd", "cs_latency", "cs_over_p2p_pct"]
-    };
-    let mut t = Csv::new(head);
+    let mut head = vec!["row", "engine", "size", "ags"];
+    head.extend(if pd { TABLE5 } else { TABLE4 });
+    let mut t = Csv::new(&head);
     for e in engines {
-        let Some(r) = balance(e, b, &cfg.opts()) else { continue };
+        let Some(r) = balance(e, b, &cfg.opts()) else {
+            continue;
+        };
         for size in [Some(5usize), Some(10), None] {
-            let ags: Vec<_> = r.m.p2p_ags.iter().filter(|a| size.is_none_or(|z| a.size == z)).collect();
+            let ags: Vec<&P2pAgMetrics> =
+                r.m.p2p_ags
+                    .iter()
+                    .filter(|a| size.is_none_or(|z| a.size == z))
+                    .collect();
             let label = size.map_or("all".to_string(), |z| z.to_string());
-            let col = |f: &dyn Fn(&crate::problems::ag::eval::P2pAgMetrics) -> f64| {
-                ags.iter().map(|a| f(a)).collect::<Vec<f64>>()
-            };
-            let mut row = vec![format!("{e}/{label}"), e.to_string(), label, ags.len().to_string()];
-            if pd {
-                let fail = col(&|a| a.failure);
-                row.push(cell(mean(&col(&|a| probability_of_disconnection(a.s_uptime_min)))));
-                row.push(cell(mean(&col(&|a| probability_of_disconnection(a.rs_uptime_min)))));
-                row.push(cell(mean(&fail)));
-                row.push(cell(fail.iter().copied().fold(f64::NAN, f64::max)));
-            } else {
-                let (p, c) = (mean(&col(&|a| a.latency_mean)), mean(&col(&|a| a.cs_latency_mean)));
-                row.push(cell(p));
-                row.push(cell(mean(&col(&|a| a.latency_sd))));
-                row.push(cell(c));
-                row.push(cell(100.0 * (c / p - 1.0)));
-            }
+            let mut row = vec![
+                format!("{e}/{label}"),
+                e.to_string(),
+                label,
+                ags.len().to_string(),
+            ];
+            row.extend(qos_cells(&ags, pd).into_iter().map(cell));
             t.push(row);
         }
     }
