@@ -117,14 +117,19 @@ fn fig10(t: &[(String, Csv)]) -> Finding {
     let m = table(t, "fig10");
     let (x, h) = (m.col("extra"), m.col("hybrid"));
     let (c20, c25) = (m.col("classic_f20"), m.col("classic_f25"));
+    // Columns of one table have one cell per row; NaN stands in otherwise.
+    let v = |c: &[f64], i: usize| c.get(i).copied().unwrap_or(f64::NAN);
     let wins: Vec<String> = (0..x.len())
-        .filter(|&i| h[i] < c20[i])
+        .filter(|&i| v(&h, i) < v(&c20, i))
         .map(|i| x[i].to_string())
         .collect();
     let at = |i: usize| {
         format!(
             "extra {}: hybrid {} vs classic {} (F=20) / {} (F=25)",
-            x[i], h[i], c20[i], c25[i]
+            v(&x, i),
+            v(&h, i),
+            v(&c20, i),
+            v(&c25, i)
         )
     };
     let here = match x.len() {
@@ -151,9 +156,12 @@ fn fig11_12(cfg: &AgReproConfig, t: &[(String, Csv)]) -> Vec<Finding> {
     let (kept, p2p, target) = (m.col("hybrid_kept"), m.col("hybrid_p2p"), m.col("target"));
     let (to_p2p, targets) = (p2p.iter().sum::<f64>(), target.iter().sum::<f64>());
     let served = kept.iter().sum::<f64>() + to_p2p;
-    let shed_ok = (0..kept.len())
-        .filter(|&i| p2p[i] > 0.0)
-        .all(|i| kept[i] <= target[i]);
+    let shed_ok = kept
+        .iter()
+        .zip(&p2p)
+        .zip(&target)
+        .filter(|((_, p), _)| **p > 0.0)
+        .all(|((k, _), t)| k <= t);
     let h = table(t, "fig12").col("hybrid");
     let kb = table(t, "fig12")
         .col("hybrid_kb_per_server")
