@@ -104,8 +104,8 @@ fn check(cfg: &GenAgConfig) -> Result<()> {
     Ok(())
 }
 
-/// One weighted draw.
-fn pick<R: Rng>(rng: &mut R, weights: &[f64]) -> usize {
+/// One weighted draw (index by weight; the last on rounding).
+pub fn pick<R: Rng>(rng: &mut R, weights: &[f64]) -> usize {
     let total: f64 = weights.iter().sum();
     let mut u = rng.random::<f64>() * total;
     for (i, w) in weights.iter().enumerate() {

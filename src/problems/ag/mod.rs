@@ -10,7 +10,8 @@
 //!   al.; [`exact`]: the aggregated lexicographic MILP; [`roles`]: exact
 //!   `(S, RS)` choices; [`engines`]: the
 //!   engines by CLI name and [`engines::run_ag`].
-//! - [`gen`]: scenarios A and B at any size; [`cli`]: `gen ag`.
+//! - [`gen`]: scenarios A and B at any size; [`cli`]: `gen ag`, `repro ag`;
+//!   [`repro`]: seed 004 §5 (snapshot figures and the simulation).
 //!
 //! docs/ag.md describes the model, every engine and the measured numbers.
 
@@ -24,6 +25,7 @@ pub mod gamma;
 pub mod gen;
 pub mod hybrid;
 pub mod model;
+pub mod repro;
 pub mod roles;
 
 use crate::core::table::{short, Table};
