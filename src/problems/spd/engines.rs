@@ -7,6 +7,7 @@
 //! | `spdcs-h`   | SPDCS-H                    | CS      | [`spdcs_h`](super::spdcs_h::spdcs_h) |
 //! | `spdp2p-h`  | SPDP2P-H                   | P2P     | [`spdp2p_h`](super::spdp2p_h::spdp2p_h) |
 //! | `zizo`      | Zoom-In Zoom-Out (Lee et al.) | P2P  | [`zizo`](super::zizo::zizo) |
+//! | `host-ls`   | beyond the paper: P2P host-elimination local search | P2P | [`host_ls`](super::host_ls::host_ls) |
 //! | `k-best`    | k-best (brute force over k-subsets) | CS, P2P | [`k_best`](super::k_best::k_best) |
 //! | `exact`     | MILP on HiGHS              | CS, P2P | [`exact`](super::exact) |
 
@@ -14,7 +15,7 @@ use crate::core::{fill_record, FailureReason, Outcome, ParamKind, ParamSpec, Sol
 use crate::core::{SolveRecord, Status};
 use crate::error::{Error, Result};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::{algorithm_matching, exact, k_best, spdcs_h, spdp2p_h, zizo};
+use crate::problems::spd::{algorithm_matching, exact, host_ls, k_best, spdcs_h, spdp2p_h, zizo};
 use serde_json::json;
 use std::time::Instant;
 
@@ -55,6 +56,7 @@ pub fn spd_engines() -> Vec<Box<dyn SpdEngine>> {
         Box::new(spdcs_h::SpdcsH),
         Box::new(spdp2p_h::Spdp2pH),
         Box::new(zizo::Zizo),
+        Box::new(host_ls::HostLs),
         Box::new(k_best::KBest),
         Box::new(exact::ExactSpd),
     ]
@@ -88,7 +90,11 @@ pub fn run_spd(engine: &dyn SpdEngine, inst: &SpdInstance, opts: &SolveOptions) 
             "spd",
             engine.name(),
             FailureReason::NotApplicable,
-            format!("{} does not apply to the {} model", engine.name(), inst.model),
+            format!(
+                "{} does not apply to the {} model",
+                engine.name(),
+                inst.model
+            ),
         );
     }
     let mut record = SolveRecord::unsolved(&inst.name, "spd", engine.name());

@@ -21,6 +21,7 @@ pub mod eval;
 pub mod exact;
 pub mod file;
 pub mod gen;
+pub mod host_ls;
 pub mod k_best;
 pub mod model;
 pub mod plan;
@@ -31,7 +32,7 @@ pub mod table;
 pub mod zizo;
 
 use crate::core::{
-    CliHook, EvalReport, Family, FailureReason, InstanceFeatures, ParamSpec, ProblemInstance,
+    CliHook, EvalReport, FailureReason, Family, InstanceFeatures, ParamSpec, ProblemInstance,
     SolveOptions, SolveRecord, SolveRow,
 };
 use crate::error::Result;

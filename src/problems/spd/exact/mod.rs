@@ -108,16 +108,17 @@ pub mod p2p;
 pub mod p2p_few;
 pub mod p2p_lex;
 
+use crate::core::SolveOptions;
+use crate::core::Status;
 use crate::lp::highs::MipSettings;
 use crate::problems::spd::algorithm_matching::AlgorithmMatching;
+use crate::problems::spd::engines::{SpdEngine, SpdOutcome, LEXICOGRAPHIC};
+use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
+use crate::problems::spd::host_ls::HostLs;
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::spdcs_h::SpdcsH;
 use crate::problems::spd::spdp2p_h::Spdp2pH;
 use crate::problems::spd::zizo::Zizo;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome, LEXICOGRAPHIC};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
-use crate::core::Status;
 use std::time::{Duration, Instant};
 
 /// At most this many explicit candidate delay values are listed for the
@@ -202,7 +203,7 @@ pub(crate) fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Op
     let mut engines: Vec<&dyn SpdEngine> = vec![&AlgorithmMatching];
     match inst.model {
         CommModel::Cs => engines.push(&SpdcsH),
-        CommModel::P2p => engines.extend([&Spdp2pH as &dyn SpdEngine, &Zizo]),
+        CommModel::P2p => engines.extend([&Spdp2pH as &dyn SpdEngine, &Zizo, &HostLs]),
     }
     let mut best = None;
     for e in engines {
