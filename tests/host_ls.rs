@@ -38,7 +38,12 @@ fn check(inst: &SpdInstance) -> Result<(), TestCaseError> {
     }
     let (est, ex) = hosts(inst, "exact");
     if est == Status::Optimal {
-        prop_assert!(ex.is_some_and(|e| e <= ls), "exact {:?} vs host-ls {}", ex, ls);
+        prop_assert!(
+            ex.is_some_and(|e| e <= ls),
+            "exact {:?} vs host-ls {}",
+            ex,
+            ls
+        );
     }
     Ok(())
 }

@@ -39,7 +39,8 @@ fn rings(inst: &AgInstance, s: usize) -> Vec<Vec<usize>> {
 pub fn classic(inst: &AgInstance) -> AgSolution {
     let n = inst.servers();
     let mut load = inst.loads_before();
-    let mut assign: Vec<Option<Dest>> = inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
+    let mut assign: Vec<Option<Dest>> =
+        inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
     let mut on: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (p, &s) in inst.server.iter().enumerate() {
         on[s].push(p);

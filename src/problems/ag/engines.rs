@@ -22,8 +22,8 @@ use crate::problems::ag::exact::exact;
 use crate::problems::ag::hybrid::{
     algorithm_1_hybrid, placement_solution, placement_with_roles, Criteria,
 };
-use crate::problems::ag::roles::{exact_ll_roles, exact_pd_roles};
 use crate::problems::ag::model::{AgInstance, AgSolution};
+use crate::problems::ag::roles::{exact_ll_roles, exact_pd_roles};
 use std::time::Instant;
 
 /// The engines, in table order.
@@ -40,22 +40,37 @@ pub const ENGINES: [&str; 7] = [
 /// Runs engine `engine` (no evaluation).
 pub fn solve(engine: &str, inst: &AgInstance, opts: &SolveOptions) -> Outcome<AgSolution> {
     match engine {
-        "hybrid" => Outcome::found(placement_solution(inst, &algorithm_1_hybrid(inst), Criteria::Ll)),
-        "hybrid-pd" => Outcome::found(placement_solution(inst, &algorithm_1_hybrid(inst), Criteria::Pd)),
+        "hybrid" => Outcome::found(placement_solution(
+            inst,
+            &algorithm_1_hybrid(inst),
+            Criteria::Ll,
+        )),
+        "hybrid-pd" => Outcome::found(placement_solution(
+            inst,
+            &algorithm_1_hybrid(inst),
+            Criteria::Pd,
+        )),
         "exact-ll" => {
             let place = algorithm_1_hybrid(inst);
-            Outcome::found(placement_with_roles(inst, &place, |a| exact_ll_roles(inst, a)))
+            Outcome::found(placement_with_roles(inst, &place, |a| {
+                exact_ll_roles(inst, a)
+            }))
         }
         "exact-pd" => {
             let place = algorithm_1_hybrid(inst);
-            Outcome::found(placement_with_roles(inst, &place, |a| exact_pd_roles(inst, a)))
+            Outcome::found(placement_with_roles(inst, &place, |a| {
+                exact_pd_roles(inst, a)
+            }))
         }
         "classic" => Outcome::found(classic(inst)),
         "exact" => exact(inst, false, opts),
         "exact-players" => exact(inst, true, opts),
         other => Outcome::failed(
             FailureReason::BadInput,
-            format!("unknown ag engine '{other}' (known: {})", ENGINES.join(", ")),
+            format!(
+                "unknown ag engine '{other}' (known: {})",
+                ENGINES.join(", ")
+            ),
         ),
     }
 }

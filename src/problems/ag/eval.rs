@@ -170,16 +170,20 @@ pub fn check(inst: &AgInstance, sol: &AgSolution) -> Vec<String> {
     let (np, n) = (inst.players(), inst.servers());
     if sol.assign.len() != np {
         let len = sol.assign.len();
-        return vec![format!("assign has {len} entries, expected {np} (one per player)")];
+        return vec![format!(
+            "assign has {len} entries, expected {np} (one per player)"
+        )];
     }
     let mut v = Vec::new();
     let mut bad = 0;
     for (p, d) in sol.assign.iter().enumerate() {
         match d {
-            None => push_capped(&mut v, &mut bad, || format!("player {p} has no server (assign[{p}] is null)")),
-            Some(Dest::Server(s)) if *s >= n => {
-                push_capped(&mut v, &mut bad, || format!("assign[{p}] = {s} is not a server (0..{n})"))
-            }
+            None => push_capped(&mut v, &mut bad, || {
+                format!("player {p} has no server (assign[{p}] is null)")
+            }),
+            Some(Dest::Server(s)) if *s >= n => push_capped(&mut v, &mut bad, || {
+                format!("assign[{p}] = {s} is not a server (0..{n})")
+            }),
             Some(Dest::P2p(_)) if inst.ag[p].is_none() => push_capped(&mut v, &mut bad, || {
                 format!("assign[{p}]: main-game player {p} cannot go to p2p")
             }),
@@ -198,7 +202,11 @@ fn check_p2p(inst: &AgInstance, sol: &AgSolution, v: &mut Vec<String>) {
     let mut entry = vec![0usize; inst.ags()];
     for (i, r) in sol.p2p.iter().enumerate() {
         let Some(m) = inst.members.get(r.ag) else {
-            v.push(format!("p2p[{i}].ag = {} is not an AG (0..{})", r.ag, inst.ags()));
+            v.push(format!(
+                "p2p[{i}].ag = {} is not an AG (0..{})",
+                r.ag,
+                inst.ags()
+            ));
             continue;
         };
         entry[r.ag] += 1;
@@ -211,13 +219,21 @@ fn check_p2p(inst: &AgInstance, sol: &AgSolution, v: &mut Vec<String>) {
             }
         }
         if r.s == r.rs && m.len() >= 2 {
-            v.push(format!("p2p[{i}]: s = rs = {} in AG {} of {} players", r.s, r.ag, m.len()));
+            v.push(format!(
+                "p2p[{i}]: s = rs = {} in AG {} of {} players",
+                r.s,
+                r.ag,
+                m.len()
+            ));
         }
     }
     for (a, m) in inst.members.iter().enumerate() {
         let k = m.iter().filter(|&&p| in_p2p(p)).count();
         if k > 0 && k < m.len() {
-            v.push(format!("AG {a} is partly in p2p ({k} of {} players)", m.len()));
+            v.push(format!(
+                "AG {a} is partly in p2p ({k} of {} players)",
+                m.len()
+            ));
         } else if k > 0 && entry[a] == 0 {
             v.push(format!("AG {a} is in p2p without a p2p entry (s, rs)"));
         }
@@ -251,12 +267,21 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
     let (ags_moved, ags_split, ags_p2p, apart) = ag_moves(inst, sol);
     let o = inst.overhead;
     let over = |l: &[u64]| (0..n).filter(|&s| l[s] > inst.max_load[s]).count();
-    let p2p_ags: Vec<P2pAgMetrics> = sol.p2p.iter().map(|r| p2p_qos(inst, r.ag, r.s, r.rs)).collect();
+    let p2p_ags: Vec<P2pAgMetrics> = sol
+        .p2p
+        .iter()
+        .map(|r| p2p_qos(inst, r.ag, r.s, r.rs))
+        .collect();
     let k = p2p_ags.len().max(1) as f64;
-    let (before, after) = (2.0 * moved as f64, 2.0 * o.interaction * o.rate * (apart + main_moved) as f64);
+    let (before, after) = (
+        2.0 * moved as f64,
+        2.0 * o.interaction * o.rate * (apart + main_moved) as f64,
+    );
     let ret = p2p as f64 * o.return_rate;
     AgMetrics {
-        excess: (0..n).map(|s| loads_after[s].saturating_sub(inst.target(s))).sum(),
+        excess: (0..n)
+            .map(|s| loads_after[s].saturating_sub(inst.target(s)))
+            .sum(),
         players_p2p: p2p,
         players_moved: moved,
         max_load: loads_after.iter().copied().max().unwrap_or(0),
@@ -271,11 +296,23 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
         overhead_after: after,
         overhead_return: ret,
         overhead_total: before + after + ret,
-        p2p_latency_mean: p2p_ags.iter().map(|a| a.latency_mean).fold(0.0, |s, x| s + x) / k,
+        p2p_latency_mean: p2p_ags
+            .iter()
+            .map(|a| a.latency_mean)
+            .fold(0.0, |s, x| s + x)
+            / k,
         p2p_failure_mean: p2p_ags.iter().map(|a| a.failure).fold(0.0, |s, x| s + x) / k,
         p2p_failure_max: p2p_ags.iter().map(|a| a.failure).fold(0.0, f64::max),
-        p2p_link_latency_mean: p2p_ags.iter().map(|a| a.link_latency).fold(0.0, |s, x| s + x) / k,
-        p2p_servers_fail_mean: p2p_ags.iter().map(|a| a.servers_fail).fold(0.0, |s, x| s + x) / k,
+        p2p_link_latency_mean: p2p_ags
+            .iter()
+            .map(|a| a.link_latency)
+            .fold(0.0, |s, x| s + x)
+            / k,
+        p2p_servers_fail_mean: p2p_ags
+            .iter()
+            .map(|a| a.servers_fail)
+            .fold(0.0, |s, x| s + x)
+            / k,
         loads_before,
         loads_after,
         p2p_ags,
@@ -295,7 +332,10 @@ fn ag_moves(inst: &AgInstance, sol: &AgSolution) -> (usize, usize, usize, u64) {
             moved += usize::from(first != Some(Dest::Server(home)));
         } else {
             split += 1;
-            apart += m.iter().filter(|&&p| sol.assign[p] != Some(Dest::Server(home))).count() as u64;
+            apart += m
+                .iter()
+                .filter(|&&p| sol.assign[p] != Some(Dest::Server(home)))
+                .count() as u64;
         }
     }
     (moved, split, p2p, apart)
@@ -304,12 +344,23 @@ fn ag_moves(inst: &AgInstance, sol: &AgSolution) -> (usize, usize, usize, u64) {
 /// The QoS of AG `a` in P2P with server `s` and replica `rs`.
 pub fn p2p_qos(inst: &AgInstance, a: usize, s: usize, rs: usize) -> P2pAgMetrics {
     let m = &inst.members[a];
-    let lat: Vec<f64> = m.iter().filter(|&&p| p != s).map(|&p| inst.latency(s, p)).collect();
+    let lat: Vec<f64> = m
+        .iter()
+        .filter(|&&p| p != s)
+        .map(|&p| inst.latency(s, p))
+        .collect();
     let k = lat.len().max(1) as f64;
     let mean = lat.iter().fold(0.0, |s, x| s + x) / k;
     let sd = (lat.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / k).sqrt();
-    let cs = m.iter().map(|&p| dist(inst.net[p], inst.cluster_net)).sum::<f64>() / m.len().max(1) as f64;
-    let pd: Vec<f64> = m.iter().map(|&p| probability_of_disconnection(inst.uptime_min(p))).collect();
+    let cs = m
+        .iter()
+        .map(|&p| dist(inst.net[p], inst.cluster_net))
+        .sum::<f64>()
+        / m.len().max(1) as f64;
+    let pd: Vec<f64> = m
+        .iter()
+        .map(|&p| probability_of_disconnection(inst.uptime_min(p)))
+        .collect();
     P2pAgMetrics {
         ag: a,
         size: m.len(),

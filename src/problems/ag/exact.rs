@@ -65,13 +65,21 @@ fn aggregate(inst: &AgInstance, players_move: bool) -> Agg {
     sizes.dedup();
     let mut classes: Vec<Class> = sizes
         .iter()
-        .map(|&size| Class { size, items: vec![Vec::new(); n], is_ag: true })
+        .map(|&size| Class {
+            size,
+            items: vec![Vec::new(); n],
+            is_ag: true,
+        })
         .collect();
     for (a, m) in inst.members.iter().enumerate() {
         let z = sizes.partition_point(|&s| s < m.len() as u64);
         classes[z].items[inst.ag_server(a)].push(a);
     }
-    let mut main = Class { size: 1, items: vec![Vec::new(); n], is_ag: false };
+    let mut main = Class {
+        size: 1,
+        items: vec![Vec::new(); n],
+        is_ag: false,
+    };
     for (p, &s) in inst.server.iter().enumerate() {
         if inst.ag[p].is_none() {
             main.items[s].push(p);
@@ -85,7 +93,11 @@ fn aggregate(inst: &AgInstance, players_move: bool) -> Agg {
             fixed[f] = items.len() as u64;
         }
     }
-    Agg { classes, fixed, target: (0..n).map(|s| inst.target(s)).collect() }
+    Agg {
+        classes,
+        fixed,
+        target: (0..n).map(|s| inst.target(s)).collect(),
+    }
 }
 
 /// The stage expressions under construction.
@@ -134,7 +146,11 @@ fn class_columns(q: &Class, b: &mut MipBuilder, e: &mut Exprs) -> (Vec<Col>, Vec
 fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression, Vec<Constraint>) {
     let mut b = MipBuilder::new();
     let mut e = Exprs {
-        load: g.fixed.iter().map(|&m| Expression::from(m as f64)).collect(),
+        load: g
+            .fixed
+            .iter()
+            .map(|&m| Expression::from(m as f64))
+            .collect(),
         p2p: Expression::from(0.0),
         moved: Expression::from(0.0),
         offset: 0.0,
@@ -158,7 +174,11 @@ fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression,
         cons.push(constraint!(ex <= *v));
     }
     let obj = stages[stage - 1].clone();
-    let cols = Cols { k: kc, s: sc, offset: e.offset };
+    let cols = Cols {
+        k: kc,
+        s: sc,
+        offset: e.offset,
+    };
     (b, cols, obj, cons)
 }
 
@@ -179,7 +199,9 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
     let mut optima: Vec<f64> = Vec::new();
     let mut bounds: Vec<f64> = Vec::new();
     for stage in 1..=3 {
-        let left = opts.time_limit.map(|t| (t - began.elapsed().as_secs_f64()).max(0.0));
+        let left = opts
+            .time_limit
+            .map(|t| (t - began.elapsed().as_secs_f64()).max(0.0));
         let settings = MipSettings {
             time_limit: left,
             abs_gap: 0.999,
@@ -194,22 +216,43 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
             (Status::Optimal, Some(values), Some(o)) => {
                 optima.push(o.round());
                 bounds.push(o.round());
-                let counted = if stage == 2 { stage_3_by_counting(g, &cols, &values) } else { None };
+                let counted = if stage == 2 {
+                    stage_3_by_counting(g, &cols, &values)
+                } else {
+                    None
+                };
                 let proven = if counted.is_some() { 3 } else { stage };
                 if let Some(l) = counted {
                     optima.push(l);
                     bounds.push(l);
                 }
-                out = Some(Staged { values, cols, optima: optima.clone(), bounds: bounds.clone(), proven, note: None });
+                out = Some(Staged {
+                    values,
+                    cols,
+                    optima: optima.clone(),
+                    bounds: bounds.clone(),
+                    proven,
+                    note: None,
+                });
                 if proven == 3 {
                     break;
                 }
             }
             (Status::TimeLimit, values, _) => {
-                let note = format!("time limit in stage {stage}; stages 1..{} proven", stage - 1);
+                let note = format!(
+                    "time limit in stage {stage}; stages 1..{} proven",
+                    stage - 1
+                );
                 bounds.push(bound);
                 return match (values, out) {
-                    (Some(values), _) => Ok(Staged { values, cols, optima, bounds, proven: stage - 1, note: Some(note) }),
+                    (Some(values), _) => Ok(Staged {
+                        values,
+                        cols,
+                        optima,
+                        bounds,
+                        proven: stage - 1,
+                        note: Some(note),
+                    }),
                     (None, Some(mut s)) => {
                         s.bounds = bounds;
                         s.note = Some(note);
@@ -220,7 +263,10 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
             }
             (status, _, _) => {
                 let msg = res.message.unwrap_or_else(|| format!("HiGHS: {status}"));
-                return Err(Outcome::failed(FailureReason::SolverError, format!("stage {stage}: {msg}")));
+                return Err(Outcome::failed(
+                    FailureReason::SolverError,
+                    format!("stage {stage}: {msg}"),
+                ));
             }
         }
     }
@@ -234,10 +280,19 @@ fn stage_3_by_counting(g: &Agg, cols: &Cols, values: &[f64]) -> Option<f64> {
     let n = g.target.len();
     let val = |c: Col| values.get(c.idx).map_or(0.0, |x| x.round());
     let loads: Vec<f64> = (0..n)
-        .map(|t| g.fixed[t] as f64 + g.classes.iter().enumerate().map(|(q, c)| c.size as f64 * val(cols.k[q][t])).sum::<f64>())
+        .map(|t| {
+            g.fixed[t] as f64
+                + g.classes
+                    .iter()
+                    .enumerate()
+                    .map(|(q, c)| c.size as f64 * val(cols.k[q][t]))
+                    .sum::<f64>()
+        })
         .collect();
     let total: f64 = loads.iter().sum();
-    let lb = (total / n as f64).ceil().max(g.fixed.iter().copied().max().unwrap_or(0) as f64);
+    let lb = (total / n as f64)
+        .ceil()
+        .max(g.fixed.iter().copied().max().unwrap_or(0) as f64);
     let max = loads.iter().copied().fold(0.0, f64::max);
     (max <= lb).then_some(max)
 }
@@ -246,7 +301,8 @@ fn stage_3_by_counting(g: &Agg, cols: &Cols, values: &[f64]) -> Option<f64> {
 fn disaggregate(inst: &AgInstance, g: &Agg, cols: &Cols, v: &[f64]) -> AgSolution {
     let n = inst.servers();
     let val = |c: Col| v.get(c.idx).map_or(0, |x| x.round().max(0.0) as usize);
-    let mut assign: Vec<Option<Dest>> = inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
+    let mut assign: Vec<Option<Dest>> =
+        inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
     let mut p2p = Vec::new();
     for (qi, q) in g.classes.iter().enumerate() {
         let mut pool = Vec::new();
@@ -254,12 +310,19 @@ fn disaggregate(inst: &AgInstance, g: &Agg, cols: &Cols, v: &[f64]) -> AgSolutio
         for t in 0..n {
             let stay = cols.s[qi][t].map_or(0, val).min(q.items[t].len());
             pool.extend_from_slice(&q.items[t][stay..]);
-            slots.extend(std::iter::repeat_n(t, val(cols.k[qi][t]).saturating_sub(stay)));
+            slots.extend(std::iter::repeat_n(
+                t,
+                val(cols.k[qi][t]).saturating_sub(stay),
+            ));
         }
         for (i, &item) in pool.iter().enumerate() {
             let d = slots.get(i).map_or(P2P, |&t| Dest::Server(t));
             if !q.is_ag {
-                assign[item] = Some(if d == P2P { Dest::Server(inst.server[item]) } else { d });
+                assign[item] = Some(if d == P2P {
+                    Dest::Server(inst.server[item])
+                } else {
+                    d
+                });
                 continue;
             }
             for &p in &inst.members[item] {
@@ -305,10 +368,21 @@ pub fn exact(inst: &AgInstance, players_move: bool, opts: &SolveOptions) -> Outc
         [b1, b2, ..] => b1 * w + b2 + off,
         [] => 0.0,
     };
-    let status = if st.proven == 3 { Status::Optimal } else if st.note.is_some() { Status::TimeLimit } else { Status::Feasible };
+    let status = if st.proven == 3 {
+        Status::Optimal
+    } else if st.note.is_some() {
+        Status::TimeLimit
+    } else {
+        Status::Feasible
+    };
     let msg = match &st.note {
         Some(n) => n.clone(),
-        None => format!("every stage proven: p2p {}, moved {}, max load {}", st.optima[0], st.optima[1] + off, st.optima[2]),
+        None => format!(
+            "every stage proven: p2p {}, moved {}, max load {}",
+            st.optima[0],
+            st.optima[1] + off,
+            st.optima[2]
+        ),
     };
     Outcome::claim(status, sol, Some(bound)).with_message(msg)
 }

@@ -105,7 +105,11 @@ fn inline_csv_columns(value: &mut Value, file: &str, base_dir: &Path) -> Result<
                 Some(x) => json!(x),
                 None => Value::Null,
             };
-            out.push(if width == 1 { cell(row[0]) } else { json!([cell(row[0]), cell(row[1])]) });
+            out.push(if width == 1 {
+                cell(row[0])
+            } else {
+                json!([cell(row[0]), cell(row[1])])
+            });
         }
         *col = Value::Array(out);
     }
@@ -113,7 +117,12 @@ fn inline_csv_columns(value: &mut Value, file: &str, base_dir: &Path) -> Result<
 }
 
 /// [`parse_ag`] with CSV columns relative to `base_dir`.
-pub fn parse_ag_in(text: &str, file: &str, default_name: &str, base_dir: &Path) -> Result<AgInstance> {
+pub fn parse_ag_in(
+    text: &str,
+    file: &str,
+    default_name: &str,
+    base_dir: &Path,
+) -> Result<AgInstance> {
     let mut value = parse_value(text, file)?;
     inline_csv_columns(&mut value, file, base_dir)?;
     let raw: AgFile = from_value(value, file, "")?;
@@ -129,7 +138,11 @@ pub fn parse_ag_in(text: &str, file: &str, default_name: &str, base_dir: &Path) 
     let max_load = read_max_load(&raw.max_load, n, file)?;
     let margin = raw.margin.unwrap_or(0.1);
     if !(0.0..1.0).contains(&margin) {
-        return Err(Error::input(file, "margin", format!("{margin} is not in [0, 1)")));
+        return Err(Error::input(
+            file,
+            "margin",
+            format!("{margin} is not in [0, 1)"),
+        ));
     }
     check_map(&raw.map, n, file)?;
     let p = &raw.players;
@@ -174,7 +187,11 @@ fn check_overhead(o: &Overhead, file: &str) -> Result<()> {
     ];
     for (f, v) in fields {
         if !(v.is_finite() && v >= 0.0) {
-            return Err(Error::input(file, format!("overhead.{f}"), format!("{v} is not >= 0")));
+            return Err(Error::input(
+                file,
+                format!("overhead.{f}"),
+                format!("{v} is not >= 0"),
+            ));
         }
     }
     Ok(())
@@ -183,7 +200,11 @@ fn check_overhead(o: &Overhead, file: &str) -> Result<()> {
 fn read_max_load(v: &Value, n: usize, file: &str) -> Result<Vec<u64>> {
     let one = |v: &Value, field: String| match v.as_u64() {
         Some(x) if x >= 1 => Ok(x),
-        _ => Err(Error::input(file, field, format!("{v} is not a whole number >= 1"))),
+        _ => Err(Error::input(
+            file,
+            field,
+            format!("{v} is not a whole number >= 1"),
+        )),
     };
     match v {
         Value::Array(a) if a.len() == n => a
@@ -201,7 +222,11 @@ fn read_max_load(v: &Value, n: usize, file: &str) -> Result<Vec<u64>> {
 
 fn check_map(m: &GameMap, n: usize, file: &str) -> Result<()> {
     if !(m.width.is_finite() && m.width > 0.0 && m.height.is_finite() && m.height > 0.0) {
-        return Err(Error::input(file, "map", "width and height must be finite and > 0"));
+        return Err(Error::input(
+            file,
+            "map",
+            "width and height must be finite and > 0",
+        ));
     }
     if m.rows == 0 || m.cols == 0 || m.rows.checked_mul(m.cols) != Some(n) {
         let msg = format!("{} × {} regions are not the {n} servers", m.rows, m.cols);
@@ -211,7 +236,10 @@ fn check_map(m: &GameMap, n: usize, file: &str) -> Result<()> {
 }
 
 fn check_finite(v: &[f64], file: &str, field: impl Fn(usize) -> String) -> Result<()> {
-    match v.iter().position(|x| !(x.is_finite() && x.abs() <= MAX_COORD)) {
+    match v
+        .iter()
+        .position(|x| !(x.is_finite() && x.abs() <= MAX_COORD))
+    {
         Some(i) => Err(Error::input(
             file,
             field(i),
@@ -224,7 +252,11 @@ fn check_finite(v: &[f64], file: &str, field: impl Fn(usize) -> String) -> Resul
 fn check_players(p: &Players, file: &str) -> Result<()> {
     let np = p.x.len();
     if np == 0 {
-        return Err(Error::input(file, "players.x", "at least one player is needed"));
+        return Err(Error::input(
+            file,
+            "players.x",
+            "at least one player is needed",
+        ));
     }
     let lens = [
         ("y", p.y.len()),
@@ -247,10 +279,18 @@ fn check_players(p: &Players, file: &str) -> Result<()> {
 }
 
 fn ag_members(ag: &[Option<usize>], file: &str) -> Result<Vec<Vec<usize>>> {
-    let count = ag.iter().flatten().max().map_or(0, |&m| m.saturating_add(1));
+    let count = ag
+        .iter()
+        .flatten()
+        .max()
+        .map_or(0, |&m| m.saturating_add(1));
     if count > ag.len() {
         let i = ag.iter().position(|a| *a == Some(count - 1)).unwrap_or(0);
-        let msg = format!("AG {} but only {} players: AGs are numbered 0, 1, …", count - 1, ag.len());
+        let msg = format!(
+            "AG {} but only {} players: AGs are numbered 0, 1, …",
+            count - 1,
+            ag.len()
+        );
         return Err(Error::input(file, format!("players.ag[{i}]"), msg));
     }
     let mut members = vec![Vec::new(); count];
@@ -286,7 +326,10 @@ fn check_servers(server: &[usize], members: &[Vec<usize>], n: usize, file: &str)
 
 fn check_uptime(uptime: &[Vec<f64>], np: usize, file: &str) -> Result<()> {
     if uptime.len() != np {
-        let msg = format!("has {} histories, expected {np} (one per player)", uptime.len());
+        let msg = format!(
+            "has {} histories, expected {np} (one per player)",
+            uptime.len()
+        );
         return Err(Error::input(file, "uptime", msg));
     }
     for (i, h) in uptime.iter().enumerate() {

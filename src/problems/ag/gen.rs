@@ -84,12 +84,20 @@ fn check(cfg: &GenAgConfig) -> Result<()> {
         return bad("--servers and --max-load must be >= 1".into());
     }
     if cfg.rows != 0 && cfg.servers % cfg.rows != 0 {
-        return bad(format!("--rows {} does not divide --servers {}", cfg.rows, cfg.servers));
+        return bad(format!(
+            "--rows {} does not divide --servers {}",
+            cfg.rows, cfg.servers
+        ));
     }
     if !(0.0..=1.0).contains(&cfg.main_share) {
         return bad("--main-share must be in [0, 1]".into());
     }
-    if cfg.mix.is_empty() || cfg.mix.iter().any(|&(z, w)| z == 0 || !(w.is_finite() && w > 0.0)) {
+    if cfg.mix.is_empty()
+        || cfg
+            .mix
+            .iter()
+            .any(|&(z, w)| z == 0 || !(w.is_finite() && w > 0.0))
+    {
         return bad("--mix needs SIZE:PERCENT pairs with sizes >= 1 and percents > 0".into());
     }
     if cfg.load.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
@@ -126,11 +134,22 @@ pub fn generate_ag(cfg: &GenAgConfig) -> Result<AgInstance> {
         s => return Err(Error::Usage(format!("--scenario {s}: a or b"))),
     };
     let n = cfg.servers;
-    let (rows, cols) = if cfg.rows == 0 { grid(n) } else { (cfg.rows, n / cfg.rows) };
-    let map = GameMap { width: 1000.0, height: 1000.0, rows, cols };
+    let (rows, cols) = if cfg.rows == 0 {
+        grid(n)
+    } else {
+        (cfg.rows, n / cfg.rows)
+    };
+    let map = GameMap {
+        width: 1000.0,
+        height: 1000.0,
+        rows,
+        cols,
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let total = (load.max(0.0) * (n as u64 * cfg.max_load) as f64).round() as usize;
-    let weights: Vec<f64> = (0..n).map(|_| 1.0 + spread * (2.0 * rng.random::<f64>() - 1.0)).collect();
+    let weights: Vec<f64> = (0..n)
+        .map(|_| 1.0 + spread * (2.0 * rng.random::<f64>() - 1.0))
+        .collect();
     let mut inst = empty(cfg, map, n);
     let mut left = total - (cfg.main_share * total as f64).round() as usize;
     let sizes: Vec<f64> = cfg.mix.iter().map(|m| m.1).collect();
@@ -177,7 +196,13 @@ fn round(v: f64, step: f64) -> f64 {
     (v / step).round() * step
 }
 
-fn add_ag<R: Rng>(inst: &mut AgInstance, rng: &mut R, weights: &[f64], size: usize, history: usize) {
+fn add_ag<R: Rng>(
+    inst: &mut AgInstance,
+    rng: &mut R,
+    weights: &[f64],
+    size: usize,
+    history: usize,
+) {
     let m = inst.map;
     let s = pick(rng, weights);
     let (w, h) = (m.width / m.cols as f64, m.height / m.rows as f64);
@@ -210,6 +235,8 @@ fn push_player<R: Rng>(
     inst.net.push(net);
     inst.ag.push(ag);
     inst.server.push(server);
-    let h = (0..history).map(|_| round(sample_gamma(rng, GAMMA_K, GAMMA_THETA), 0.01)).collect();
+    let h = (0..history)
+        .map(|_| round(sample_gamma(rng, GAMMA_K, GAMMA_THETA), 0.01))
+        .collect();
     inst.uptime.push(h);
 }

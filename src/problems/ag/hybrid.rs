@@ -45,7 +45,8 @@ pub fn placement_with_roles(
     place: &[Dest],
     roles: impl Fn(usize) -> (usize, usize),
 ) -> AgSolution {
-    let mut assign: Vec<Option<Dest>> = inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
+    let mut assign: Vec<Option<Dest>> =
+        inst.server.iter().map(|&s| Some(Dest::Server(s))).collect();
     let mut p2p = Vec::new();
     for (a, m) in inst.members.iter().enumerate() {
         for &p in m {
@@ -70,7 +71,9 @@ pub fn placement_with_roles(
 pub fn algorithm_1_hybrid(inst: &AgInstance) -> Placement {
     let n = inst.servers();
     let mut load = inst.loads_before();
-    let mut place: Placement = (0..inst.ags()).map(|a| Dest::Server(inst.ag_server(a))).collect();
+    let mut place: Placement = (0..inst.ags())
+        .map(|a| Dest::Server(inst.ag_server(a)))
+        .collect();
     let mut on: Vec<VecDeque<usize>> = vec![VecDeque::new(); n];
     for a in 0..inst.ags() {
         on[inst.ag_server(a)].push_back(a);

@@ -178,7 +178,10 @@ fn report_lines(m: &AgMetrics) -> Vec<(String, String)> {
                 m.players_moved, m.main_moved, m.ags_moved, m.ags_split
             ),
         ),
-        ("p2p".into(), format!("{} AGs, {} players", m.ags_p2p, m.players_p2p)),
+        (
+            "p2p".into(),
+            format!("{} AGs, {} players", m.ags_p2p, m.players_p2p),
+        ),
         (
             "overhead".into(),
             format!(
@@ -203,8 +206,8 @@ fn report_lines(m: &AgMetrics) -> Vec<(String, String)> {
 
 fn render_table(rows: &[SolveRow]) -> String {
     let header = [
-        "instance", "engine", "status", "p2p", "moved", "max load", "over", "excess",
-        "overhead", "time ms", "note",
+        "instance", "engine", "status", "p2p", "moved", "max load", "over", "excess", "overhead",
+        "time ms", "note",
     ];
     let right: Vec<bool> = header
         .iter()

@@ -138,7 +138,9 @@ impl AgInstance {
 
     /// The balanced level of server `s`: `⌊(1 − margin) · max_load⌋` players.
     pub fn target(&self, s: usize) -> u64 {
-        ((1.0 - self.margin) * self.max_load[s] as f64 + 1e-9).floor().max(0.0) as u64
+        ((1.0 - self.margin) * self.max_load[s] as f64 + 1e-9)
+            .floor()
+            .max(0.0) as u64
     }
 
     /// Algorithm 1's quota for server `s` at `load`: `extra + ⌈margin ·

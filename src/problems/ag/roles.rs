@@ -68,6 +68,9 @@ pub fn exact_ll_roles(inst: &AgInstance, a: usize) -> (usize, usize) {
 pub fn exact_pd_roles(inst: &AgInstance, a: usize) -> (usize, usize) {
     let m = &inst.members[a];
     let up: Vec<f64> = m.iter().map(|&p| inst.uptime_min(p)).collect();
-    let pd: Vec<f64> = up.iter().map(|&u| probability_of_disconnection(u)).collect();
+    let pd: Vec<f64> = up
+        .iter()
+        .map(|&u| probability_of_disconnection(u))
+        .collect();
     best_pair(inst, a, |i, j| pd[i] * pd[j], |i, j| up[i] >= up[j])
 }

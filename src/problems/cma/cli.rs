@@ -2,15 +2,15 @@
 //! policy), `gen cma` and `repro cma` (seed 002 §4). Everything they do is a
 //! library call.
 
-use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
+use crate::cli::bench::{config, report, with_params, RunArgs};
+use crate::core::registry::read_instance;
+use crate::core::{CliHook, Family, HookPlace};
 use crate::error::{Error, Result};
 use crate::problems::cma::events::{summary_md, write_simulation};
 use crate::problems::cma::file::write_cma;
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
-use crate::cli::bench::{config, report, with_params, RunArgs};
-use crate::core::registry::read_instance;
-use crate::core::{CliHook, Family, HookPlace};
 use crate::problems::cma::repro::{self, CmaGrid};
+use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
 use crate::problems::spd::cli::usage;
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;

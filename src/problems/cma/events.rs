@@ -1,10 +1,10 @@
 //! Output of the dynamic CMA simulation: `events.csv`, `events.jsonl` (one
 //! record per event) and `summary.md`.
 
-use crate::problems::cma::sim::{EventRecord, SimResult};
 use crate::error::{Error, Result};
-use crate::problems::cma::model::CmaInstance;
 use crate::problems::cma::eval::{delay_cdf, evaluate_cma};
+use crate::problems::cma::model::CmaInstance;
+use crate::problems::cma::sim::{EventRecord, SimResult};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -26,9 +26,9 @@
 //! infeasible (counting). [`residual_negative_cycle`] checks any assignment
 //! for optimality independently (Bellman-Ford on `k + 1` nodes).
 
-use crate::problems::cma::moves::{MoveGraph, Search};
 use crate::error::{Error, Result};
 use crate::problems::cma::model::CmaInstance;
+use crate::problems::cma::moves::{MoveGraph, Search};
 
 /// Solves the static problem over `clients` (rows). `Ok(None)` = infeasible
 /// (more clients than `Σ C_j`). The returned graph holds the optimal

@@ -8,10 +8,10 @@
 //! match, not the fast path.
 
 use crate::core::{FailureReason, Outcome, ParamKind, ParamSpec, SolveOptions, Status};
-use std::time::{Duration, Instant};
 use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
 use crate::problems::cma::model::CmaInstance;
 use good_lp::{variable, Constraint, Expression};
+use std::time::{Duration, Instant};
 
 /// The LP refuses instances with more clients × mirrors than this: the
 /// model takes about 450 bytes per cell in good_lp and HiGHS (200,000 × 50
@@ -21,7 +21,8 @@ pub const LP_MAX_CELLS: ParamSpec = ParamSpec {
     name: "lp-max-cells",
     kind: ParamKind::Count,
     default: "2000000",
-    help: "CMA `exact` (the HiGHS LP) refuses more clients × mirrors than this (about 450 bytes each)",
+    help:
+        "CMA `exact` (the HiGHS LP) refuses more clients × mirrors than this (about 450 bytes each)",
 };
 
 /// Rows built between two looks at the clock.
@@ -96,7 +97,11 @@ fn refuse_above_cell_limit(n: usize, k: usize, opts: &SolveOptions) -> Option<Ou
 
 /// One row per client (`Σ_j x_ij = 1`) and one per mirror (`Σ_i x_ij <=
 /// C_j`); `None` when the deadline passes while building them.
-fn build_constraints(inst: &CmaInstance, cols: &[Col], deadline: &Deadline) -> Option<Vec<Constraint>> {
+fn build_constraints(
+    inst: &CmaInstance,
+    cols: &[Col],
+    deadline: &Deadline,
+) -> Option<Vec<Constraint>> {
     let (n, k) = (inst.clients(), inst.mirrors());
     let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
     for i in 0..n {
@@ -155,8 +160,11 @@ impl Deadline {
 
     /// Seconds left (at least a millisecond, so HiGHS gets a positive limit).
     fn remaining(&self) -> Option<f64> {
-        self.0
-            .map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64().max(1e-3))
+        self.0.map(|d| {
+            d.saturating_duration_since(Instant::now())
+                .as_secs_f64()
+                .max(1e-3)
+        })
     }
 }
 

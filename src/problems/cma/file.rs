@@ -113,7 +113,8 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
     check_header(&raw, file)?;
     let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
     let (n, flat) = read_delays(&raw.delay, file, base, k)?;
-    let (capacity, resources) = read_capacity_or_resources(&raw.capacity, raw.resources, k, n, file)?;
+    let (capacity, resources) =
+        read_capacity_or_resources(&raw.capacity, raw.resources, k, n, file)?;
     let mut inst = CmaInstance::new(
         raw.name.unwrap_or_else(|| default_name.into()),
         capacity,

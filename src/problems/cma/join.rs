@@ -20,9 +20,9 @@
 //! Ties: lower mirror index, then lower client index; a mirror with room
 //! whose direct delay equals the cheapest chain is preferred (Fig. 2).
 
-use crate::problems::cma::moves::{MoveGraph, Search};
 use crate::error::{Error, Result};
 use crate::problems::cma::model::{CmaInstance, CmaState};
+use crate::problems::cma::moves::{MoveGraph, Search};
 
 /// J-greedy: puts `i` on the closest mirror with spare capacity; returns it.
 pub fn j_greedy(inst: &CmaInstance, state: &mut CmaState, i: usize) -> Result<usize> {

@@ -19,10 +19,10 @@
 //!   label when it is negative. (Fig. 2's loop `t = Label[f]` is read as
 //!   "follow `Label[f].mirror` until a label with no next mirror".)
 
-use crate::problems::cma::moves::MoveGraph;
-use crate::problems::cma::join::{correct_labels, generate_mc_mp, Label};
 use crate::error::{Error, Result};
+use crate::problems::cma::join::{correct_labels, generate_mc_mp, Label};
 use crate::problems::cma::model::{CmaInstance, CmaState};
+use crate::problems::cma::moves::MoveGraph;
 
 fn absent(i: usize) -> Error {
     Error::Usage(format!("client {i} leaves but is not present"))

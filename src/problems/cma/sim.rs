@@ -10,12 +10,12 @@
 //! are refused with a non-optimal partner or a non-optimal `start`.
 //! `time_us` is the policy's own time per event (the evaluator is not timed).
 
-use crate::problems::cma::moves::MoveGraph;
-use crate::problems::cma::exact_flow::{exact_flow_graph, residual_potentials};
-use crate::problems::cma::{join as cma_join, leave as cma_leave};
 use crate::error::{Error, Result};
-use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaState};
 use crate::problems::cma::eval::{count_transfers, evaluate_cma};
+use crate::problems::cma::exact_flow::{exact_flow_graph, residual_potentials};
+use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaState};
+use crate::problems::cma::moves::MoveGraph;
+use crate::problems::cma::{join as cma_join, leave as cma_leave};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -253,10 +253,14 @@ impl<'a> Runner<'a> {
 /// static problem over the players present from scratch (exact, with
 /// `exact-flow`'s min-cost flow), ignoring the current assignment. Cost: one
 /// exact solve per event.
-pub fn brute_force(inst: &CmaInstance, assign: &mut Vec<Option<usize>>, ev: CmaEvent) -> Result<()> {
-    let slot = assign.get_mut(ev.client()).ok_or_else(|| {
-        Error::Usage(format!("event client {} is not a client row", ev.client()))
-    })?;
+pub fn brute_force(
+    inst: &CmaInstance,
+    assign: &mut Vec<Option<usize>>,
+    ev: CmaEvent,
+) -> Result<()> {
+    let slot = assign
+        .get_mut(ev.client())
+        .ok_or_else(|| Error::Usage(format!("event client {} is not a client row", ev.client())))?;
     *slot = match ev {
         CmaEvent::Join(_) => Some(usize::MAX),
         CmaEvent::Leave(_) => None,

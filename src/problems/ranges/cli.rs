@@ -142,7 +142,11 @@ pub struct ReproRangesArgs {
 
 fn repro_hook(m: &clap::ArgMatches) -> Result<i32> {
     let a = ReproRangesArgs::from_arg_matches(m).map_err(|e| Error::Usage(e.to_string()))?;
-    let mut cfg = if a.quick { ReproConfig::quick(a.seed) } else { ReproConfig::full(a.seed) };
+    let mut cfg = if a.quick {
+        ReproConfig::quick(a.seed)
+    } else {
+        ReproConfig::full(a.seed)
+    };
     cfg.curve = parse_curve(&a.curve)?;
     let r = run_repro(&cfg)?;
     let found = write_report(&a.out, &r)?;
@@ -225,7 +229,10 @@ fn sim_hook(m: &clap::ArgMatches) -> Result<i32> {
         delta: a.leave_join_delta,
     };
     let rows = simulate_ranges(&cfg)?;
-    let title = format!("{} {} players, {} steps, seed {}", a.map, a.players, a.steps, a.seed);
+    let title = format!(
+        "{} {} players, {} steps, seed {}",
+        a.map, a.players, a.steps, a.seed
+    );
     write_outputs(&a.out, &rows, &title)?;
     print!("{}", summary_table(&rows));
     eprintln!("wrote {}", a.out.join("steps.csv").display());

@@ -123,19 +123,21 @@ pub fn solve_from(
             Outcome::found(split(lj.starts))
                 .with_message(format!("{} moves, stop: {}", lj.moves, lj.stop))
         }
-        "exact-budget" => {
-            match exact_budget(&LoadOracle::new(inst), &start, opts.count(&BUDGET)) {
-                Ok(b) => Outcome::claim(Status::Optimal, split(b.starts), Some(b.bound))
-                    .with_message(format!(
-                        "{} cells migrated from {from}, {} probes",
-                        b.migrated, b.probes
-                    )),
-                Err(why) => Outcome::failed(FailureReason::Refused, why),
-            }
-        }
+        "exact-budget" => match exact_budget(&LoadOracle::new(inst), &start, opts.count(&BUDGET)) {
+            Ok(b) => Outcome::claim(Status::Optimal, split(b.starts), Some(b.bound)).with_message(
+                format!(
+                    "{} cells migrated from {from}, {} probes",
+                    b.migrated, b.probes
+                ),
+            ),
+            Err(why) => Outcome::failed(FailureReason::Refused, why),
+        },
         other => Outcome::failed(
             FailureReason::BadInput,
-            format!("unknown ranges engine '{other}' (known: {})", ENGINES.join(", ")),
+            format!(
+                "unknown ranges engine '{other}' (known: {})",
+                ENGINES.join(", ")
+            ),
         ),
     }
 }

@@ -22,7 +22,9 @@
 //! for a contiguous split, at most its cell count in general).
 
 use crate::core::{metrics_map, Verdict};
-use crate::problems::ranges::model::{check_starts, starts_to_owner, RangesInstance, RangesSolution};
+use crate::problems::ranges::model::{
+    check_starts, starts_to_owner, RangesInstance, RangesSolution,
+};
 use serde::{Deserialize, Serialize};
 
 /// The metrics of a solution.
@@ -88,11 +90,16 @@ pub fn owners(inst: &RangesInstance, sol: &RangesSolution) -> Result<Vec<usize>,
             let mut v = Vec::new();
             if o.owner.len() != k {
                 let len = o.owner.len();
-                v.push(format!("owner has {len} entries, expected {k} (one per cell)"));
+                v.push(format!(
+                    "owner has {len} entries, expected {k} (one per cell)"
+                ));
             }
             let bad: Vec<usize> = (0..o.owner.len()).filter(|&c| o.owner[c] >= n).collect();
             for &c in bad.iter().take(5) {
-                v.push(format!("owner[{c}] = {} is not a node (0..{n})", o.owner[c]));
+                v.push(format!(
+                    "owner[{c}] = {} is not a node (0..{n})",
+                    o.owner[c]
+                ));
             }
             if bad.len() > 5 {
                 v.push(format!("… {} bad node indices in all", bad.len()));

@@ -129,7 +129,12 @@ pub fn min_migration(oracle: &LoadOracle, current: &[usize], lambda: f64) -> Bud
 }
 
 /// [`min_migration`] with a reusable parent buffer.
-fn probe_into(oracle: &LoadOracle, current: &[usize], lambda: f64, parents: &mut Vec<u32>) -> BudgetProbe {
+fn probe_into(
+    oracle: &LoadOracle,
+    current: &[usize],
+    lambda: f64,
+    parents: &mut Vec<u32>,
+) -> BudgetProbe {
     let (k, n) = (oracle.cells(), current.len());
     let (g, next) = reach(oracle, lambda);
     parents.resize(n * (k + 1), 0);
@@ -191,7 +196,11 @@ pub fn split_moves(a: &[usize], b: &[usize], k: usize) -> usize {
 
 /// The least max load reachable from `current` (a checked split) moving at
 /// most `budget` cells; `Err` (why) above [`MAX_STATES`].
-pub fn exact_budget(oracle: &LoadOracle, current: &[usize], budget: u64) -> Result<BudgetSplit, String> {
+pub fn exact_budget(
+    oracle: &LoadOracle,
+    current: &[usize],
+    budget: u64,
+) -> Result<BudgetSplit, String> {
     let (k, n) = (oracle.cells(), current.len());
     let free = exact_split(oracle, n);
     let moved = split_moves(current, &free.starts, k);
@@ -221,7 +230,11 @@ pub fn exact_budget(oracle: &LoadOracle, current: &[usize], budget: u64) -> Resu
     while lo < hi && probes < free.probes + MAX_PROBES {
         // First at the unbudgeted optimum (often reachable by another
         // optimal split), then bisect.
-        let mid = if probes == free.probes { lo } else { lo + (hi - lo) / 2.0 };
+        let mid = if probes == free.probes {
+            lo
+        } else {
+            lo + (hi - lo) / 2.0
+        };
         let at = if mid > lo && mid < hi { mid } else { lo };
         let p = probe_into(oracle, current, at, &mut parents);
         probes += 1;
@@ -231,7 +244,11 @@ pub fn exact_budget(oracle: &LoadOracle, current: &[usize], budget: u64) -> Resu
                 (best_starts, best_moved) = (p.starts, m);
             }
             _ => {
-                lo = if p.next > at { p.next } else { f64::from_bits(at.to_bits() + 1) };
+                lo = if p.next > at {
+                    p.next
+                } else {
+                    f64::from_bits(at.to_bits() + 1)
+                };
             }
         }
     }

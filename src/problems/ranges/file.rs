@@ -87,7 +87,10 @@ pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<Ranges
         return Err(Error::input(file, "cells", "at least one cell is needed"));
     }
     if raw.publish.len() != k {
-        let msg = format!("has {} rates, expected {k} (one per cell)", raw.publish.len());
+        let msg = format!(
+            "has {} rates, expected {k} (one per cell)",
+            raw.publish.len()
+        );
         return Err(Error::input(file, "publish", msg));
     }
     let publish = raw
@@ -200,7 +203,11 @@ pub fn read_ranges_solution(path: &Path) -> Result<RangesSolution> {
     let (key, arr) = match obj.iter().next() {
         Some((key, Value::Array(arr))) if key == "starts" || key == "owner" => (key, arr),
         Some((key, _)) if key == "starts" || key == "owner" => {
-            return Err(Error::input(&file, format!("solution.{key}"), "expected an array"))
+            return Err(Error::input(
+                &file,
+                format!("solution.{key}"),
+                "expected an array",
+            ))
         }
         _ => {
             return Err(Error::input(

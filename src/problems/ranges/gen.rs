@@ -140,9 +140,18 @@ pub fn generate_ranges(cfg: &GenRangesConfig) -> Result<RangesInstance> {
     let (wu, hu) = map_units(cfg.shape, cfg.players);
     let (w, h) = (wu * cfg.resolution, hu * cfg.resolution);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let nw = if cfg.waypoints == 0 { (cfg.players / 4).max(2) } else { cfg.waypoints };
+    let nw = if cfg.waypoints == 0 {
+        (cfg.players / 4).max(2)
+    } else {
+        cfg.waypoints
+    };
     let points: Vec<(f64, f64)> = (0..nw)
-        .map(|_| (rng.random_range(0.0..wu as f64), rng.random_range(0.0..hu as f64)))
+        .map(|_| {
+            (
+                rng.random_range(0.0..wu as f64),
+                rng.random_range(0.0..hu as f64),
+            )
+        })
         .collect();
     let map = Map {
         units: (wu as f64, hu as f64),
@@ -152,7 +161,11 @@ pub fn generate_ranges(cfg: &GenRangesConfig) -> Result<RangesInstance> {
         points,
         weights: (1..=nw).map(|r| (r as f64).powf(-cfg.zipf)).collect(),
     };
-    let objects = if cfg.objects == 0 { cfg.players } else { cfg.objects };
+    let objects = if cfg.objects == 0 {
+        cfg.players
+    } else {
+        cfg.objects
+    };
     let mut publish = vec![0.0; w * h];
     let mut subscriptions = Vec::with_capacity(objects);
     for _ in 0..objects {
@@ -165,8 +178,17 @@ pub fn generate_ranges(cfg: &GenRangesConfig) -> Result<RangesInstance> {
         MapShape::Rect => "rect",
     };
     Ok(RangesInstance {
-        name: format!("ranges-{shape}-{}p-{}-s{}", cfg.players, cfg.curve.name(), cfg.seed),
-        nodes: if cfg.nodes == 0 { cfg.players } else { cfg.nodes },
+        name: format!(
+            "ranges-{shape}-{}p-{}-s{}",
+            cfg.players,
+            cfg.curve.name(),
+            cfg.seed
+        ),
+        nodes: if cfg.nodes == 0 {
+            cfg.players
+        } else {
+            cfg.nodes
+        },
         publish,
         subscriptions,
         map: Some(MapSpec {

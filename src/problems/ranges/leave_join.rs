@@ -41,13 +41,20 @@ fn max_load(oracle: &LoadOracle, ranges: &[(usize, usize)]) -> (f64, usize, f64)
         .iter()
         .copied()
         .enumerate()
-        .fold((0, f64::NEG_INFINITY), |b, (i, l)| if l > b.1 { (i, l) } else { b });
+        .fold(
+            (0, f64::NEG_INFINITY),
+            |b, (i, l)| if l > b.1 { (i, l) } else { b },
+        );
     (max, h, loads.iter().sum::<f64>() / loads.len() as f64)
 }
 
 /// One leave-join move from `ranges` with heaviest node `h`: the lightest
 /// leave, then the join at `h`'s load median. `None` when no node can leave.
-fn one_move(oracle: &LoadOracle, ranges: &[(usize, usize)], h: usize) -> Option<Vec<(usize, usize)>> {
+fn one_move(
+    oracle: &LoadOracle,
+    ranges: &[(usize, usize)],
+    h: usize,
+) -> Option<Vec<(usize, usize)>> {
     let n = ranges.len();
     // (merged load, leaving node, absorbing neighbour)
     let mut best: Option<(f64, usize, usize)> = None;
@@ -83,7 +90,12 @@ pub fn leave_join(oracle: &LoadOracle, n: usize, delta: f64, max_moves: usize) -
 
 /// Leave-join from the split `starts` (a checked split; `simulate-ranges`
 /// rebalances the previous step's split).
-pub fn leave_join_from(oracle: &LoadOracle, starts: &[usize], delta: f64, max_moves: usize) -> LeaveJoin {
+pub fn leave_join_from(
+    oracle: &LoadOracle,
+    starts: &[usize],
+    delta: f64,
+    max_moves: usize,
+) -> LeaveJoin {
     let (k, n) = (oracle.cells(), starts.len());
     let mut ranges = ranges_of(starts, k);
     let mut moves = 0;

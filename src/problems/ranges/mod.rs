@@ -185,7 +185,10 @@ fn report_lines(m: &RangesMetrics) -> Vec<(String, String)> {
     vec![
         (
             "max load".into(),
-            format!("{} (mean {:.3}, max/mean {:.3})", m.max_load, m.mean_load, m.max_over_mean),
+            format!(
+                "{} (mean {:.3}, max/mean {:.3})",
+                m.max_load, m.mean_load, m.max_over_mean
+            ),
         ),
         (
             "matching".into(),
@@ -196,13 +199,20 @@ fn report_lines(m: &RangesMetrics) -> Vec<(String, String)> {
         ),
         (
             "fan-out".into(),
-            format!("mean {:.3}, p95 {}, max {}", m.fanout_mean, m.fanout_p95, m.fanout_max),
+            format!(
+                "mean {:.3}, p95 {}, max {}",
+                m.fanout_mean, m.fanout_p95, m.fanout_max
+            ),
         ),
         (
             "split".into(),
             format!(
                 "{}, {} empty nodes",
-                if m.contiguous { "contiguous" } else { "scattered" },
+                if m.contiguous {
+                    "contiguous"
+                } else {
+                    "scattered"
+                },
                 m.empty_nodes
             ),
         ),
@@ -212,8 +222,17 @@ fn report_lines(m: &RangesMetrics) -> Vec<(String, String)> {
 
 fn render_table(rows: &[SolveRow]) -> String {
     let header = [
-        "instance", "engine", "status", "max load", "bound", "max/mean", "match max/mean",
-        "fan-out", "p95", "time ms", "note",
+        "instance",
+        "engine",
+        "status",
+        "max load",
+        "bound",
+        "max/mean",
+        "match max/mean",
+        "fan-out",
+        "p95",
+        "time ms",
+        "note",
     ];
     let right: Vec<bool> = header
         .iter()

@@ -20,14 +20,20 @@ pub fn nbr_adjust(oracle: &LoadOracle, n: usize, max_rounds: usize) -> (Vec<usiz
 }
 
 /// Neighbour adjustment from the split `starts` (checked).
-pub fn nbr_adjust_from(oracle: &LoadOracle, mut starts: Vec<usize>, max_rounds: usize) -> (Vec<usize>, usize) {
+pub fn nbr_adjust_from(
+    oracle: &LoadOracle,
+    mut starts: Vec<usize>,
+    max_rounds: usize,
+) -> (Vec<usize>, usize) {
     let (k, n) = (oracle.cells(), starts.len());
     let end = |s: &[usize], i: usize| s.get(i + 1).copied().unwrap_or(k);
     for round in 1..=max_rounds {
         let mut moved = false;
         for b in 1..n {
             let (lo, hi) = (starts[b - 1], end(&starts, b));
-            let cur = oracle.load_of(lo, starts[b]).max(oracle.load_of(starts[b], hi));
+            let cur = oracle
+                .load_of(lo, starts[b])
+                .max(oracle.load_of(starts[b], hi));
             let p = oracle.balance(lo, hi);
             let new = oracle.load_of(lo, p).max(oracle.load_of(p, hi));
             if p != starts[b] && below(new, cur) {

@@ -210,7 +210,9 @@ fn fig9(cfg: &ReproConfig) -> Result<Vec<Fig9Point>> {
                 let f = insts
                     .iter()
                     .enumerate()
-                    .map(|(i, inst)| measure(engine, inst, cfg.seed + i as u64).map(|m| m.fanout_mean))
+                    .map(|(i, inst)| {
+                        measure(engine, inst, cfg.seed + i as u64).map(|m| m.fanout_mean)
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 points.push(Fig9Point {
                     shape: name,
@@ -226,7 +228,11 @@ fn fig9(cfg: &ReproConfig) -> Result<Vec<Fig9Point>> {
 
 /// Runs the reproduction (no files written).
 pub fn run_repro(cfg: &ReproConfig) -> Result<ReproResult> {
-    if cfg.players.is_empty() || cfg.table_seeds == 0 || cfg.fig9_seeds == 0 || cfg.table_players == 0 {
+    if cfg.players.is_empty()
+        || cfg.table_seeds == 0
+        || cfg.fig9_seeds == 0
+        || cfg.table_players == 0
+    {
         return Err(Error::Usage(
             "repro ranges: at least one player count, one seed and one Table 2 player".into(),
         ));
@@ -247,7 +253,10 @@ pub fn log_slope(points: &[(f64, f64)]) -> Option<f64> {
         .map(|(x, y)| (x.ln(), y.ln()))
         .collect();
     let n = p.len() as f64;
-    let (mx, my) = (p.iter().map(|q| q.0).sum::<f64>() / n, p.iter().map(|q| q.1).sum::<f64>() / n);
+    let (mx, my) = (
+        p.iter().map(|q| q.0).sum::<f64>() / n,
+        p.iter().map(|q| q.1).sum::<f64>() / n,
+    );
     let sxx: f64 = p.iter().map(|q| (q.0 - mx).powi(2)).sum();
     if p.len() < 2 || sxx <= 0.0 {
         return None;

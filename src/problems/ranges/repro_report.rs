@@ -43,7 +43,8 @@ fn fig9_points(r: &ReproResult, shape: &str, engine: &str) -> Vec<(f64, f64)> {
 }
 
 fn table2_findings(r: &ReproResult) -> Vec<Finding> {
-    let (Some(dht), Some(lj), Some(ex)) = (row(r, "hash"), row(r, "leave-join"), row(r, "exact")) else {
+    let (Some(dht), Some(lj), Some(ex)) = (row(r, "hash"), row(r, "leave-join"), row(r, "exact"))
+    else {
         return Vec::new();
     };
     let load = reduction(lj.max_over_mean, dht.max_over_mean);
@@ -106,7 +107,10 @@ fn fig9_findings(r: &ReproResult) -> Vec<Finding> {
     let (lj_rect, lj_sqr) = (slope("rect", "leave-join"), slope("sqr", "leave-join"));
     let (h_rect, h_sqr) = (slope("rect", "hash"), slope("sqr", "hash"));
     let (ex_rect, ex_sqr) = (slope("rect", "exact"), slope("sqr", "exact"));
-    let (aoi_rect, aoi_sqr) = (slope("rect", "leave-join-aoi"), slope("sqr", "leave-join-aoi"));
+    let (aoi_rect, aoi_sqr) = (
+        slope("rect", "leave-join-aoi"),
+        slope("sqr", "leave-join-aoi"),
+    );
     vec![
         Finding {
             claim: "Fig. 9: range DHT fan-out stays constant on rect maps (holds: abs(log–log slope) < 0.15)".into(),
@@ -158,7 +162,11 @@ fn fig9_series(r: &ReproResult, shape: &str) -> Vec<Series> {
     FIG9_ENGINES
         .iter()
         .map(|&e| Series {
-            label: if e == "hash" { "dht (hash)".into() } else { e.to_string() },
+            label: if e == "hash" {
+                "dht (hash)".into()
+            } else {
+                e.to_string()
+            },
             points: fig9_points(r, shape, e),
             style: Style::Line,
             counts: Vec::new(),
@@ -196,7 +204,11 @@ fn markdown(r: &ReproResult, found: &[Finding]) -> String {
             Some(false) => "no",
             None => "–",
         };
-        let _ = writeln!(md, "| {} | {} | {} | {holds} |", f.claim, f.paper, f.measured);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {holds} |",
+            f.claim, f.paper, f.measured
+        );
     }
     md.push_str("\n## Table 2 (means over the seeds)\n\n");
     md.push_str("| engine | max/mean load | max/mean matching | max load | mean fan-out |\n|---|---:|---:|---:|---:|\n");
@@ -208,8 +220,16 @@ fn markdown(r: &ReproResult, found: &[Finding]) -> String {
         );
     }
     for shape in ["rect", "sqr"] {
-        let _ = writeln!(md, "\n## Fig. 9, {shape} maps: mean fan-out (`fig9_{shape}.svg`)");
-        series_table(&mut md, "engine \\ players", |x| format!("{x}"), &fig9_series(r, shape));
+        let _ = writeln!(
+            md,
+            "\n## Fig. 9, {shape} maps: mean fan-out (`fig9_{shape}.svg`)"
+        );
+        series_table(
+            &mut md,
+            "engine \\ players",
+            |x| format!("{x}"),
+            &fig9_series(r, shape),
+        );
     }
     md
 }
@@ -225,10 +245,17 @@ pub fn write_report(out: &Path, r: &ReproResult) -> Result<Vec<Finding>> {
             log_x: true,
             log_y: false,
         };
-        draw_chart(&out.join(format!("fig9_{shape}.svg")), &spec, &fig9_series(r, shape))?;
+        draw_chart(
+            &out.join(format!("fig9_{shape}.svg")),
+            &spec,
+            &fig9_series(r, shape),
+        )?;
     }
     let spec = ChartSpec {
-        title: format!("Table 2: {}-player rect game, max/mean load", r.config.table_players),
+        title: format!(
+            "Table 2: {}-player rect game, max/mean load",
+            r.config.table_players
+        ),
         x_desc: "seed".into(),
         y_desc: "max load / mean load".into(),
         log_x: false,

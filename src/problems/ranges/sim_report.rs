@@ -18,7 +18,14 @@ pub fn steps_csv(rows: &[StepRow]) -> String {
         let _ = writeln!(
             s,
             "{},{},{},{},{:.6},{},{},{:.6}",
-            r.step, r.policy, r.max_load, r.mean_load, r.max_over_mean, r.migrated, r.optimum, r.gap
+            r.step,
+            r.policy,
+            r.max_load,
+            r.mean_load,
+            r.max_over_mean,
+            r.migrated,
+            r.optimum,
+            r.gap
         );
     }
     s
@@ -27,7 +34,12 @@ pub fn steps_csv(rows: &[StepRow]) -> String {
 /// The summary table (one row per policy).
 pub fn summary_table(rows: &[StepRow]) -> String {
     let header = [
-        "policy", "mean max/mean", "worst max/mean", "mean gap", "max gap", "cells migrated",
+        "policy",
+        "mean max/mean",
+        "worst max/mean",
+        "mean gap",
+        "max gap",
+        "cells migrated",
     ];
     let right: Vec<bool> = header.iter().map(|h| *h != "policy").collect();
     let mut t = Table::new(&header, &right);

@@ -96,11 +96,24 @@ fn rebalance(
     };
     let next = match policy {
         "leave-join" => leave_join_from(oracle, prev, cfg.delta, 4 * prev.len().max(1)).starts,
-        "nbr-adjust" => nbr_adjust_from(oracle, prev.clone(), crate::problems::ranges::engines::NBR_MAX_ROUNDS).0,
+        "nbr-adjust" => {
+            nbr_adjust_from(
+                oracle,
+                prev.clone(),
+                crate::problems::ranges::engines::NBR_MAX_ROUNDS,
+            )
+            .0
+        }
         "exact-every-step" => opt.to_vec(),
         "exact-budget" => {
-            let b = if cfg.budget == 0 { (k / 50) as u64 } else { cfg.budget };
-            exact_budget(oracle, prev, b).map_err(|e| Error::Usage(format!("exact-budget: {e}")))?.starts
+            let b = if cfg.budget == 0 {
+                (k / 50) as u64
+            } else {
+                cfg.budget
+            };
+            exact_budget(oracle, prev, b)
+                .map_err(|e| Error::Usage(format!("exact-budget: {e}")))?
+                .starts
         }
         _ => prev.clone(),
     };
@@ -119,12 +132,18 @@ fn initial(policy: &str, k: usize, n: usize, seed: u64) -> State {
 /// seed.
 pub fn simulate_ranges(cfg: &SimConfig) -> Result<Vec<StepRow>> {
     if cfg.delta.is_nan() || cfg.delta <= 0.0 {
-        return Err(Error::Usage(format!("--leave-join-delta {}: must be > 0", cfg.delta)));
+        return Err(Error::Usage(format!(
+            "--leave-join-delta {}: must be > 0",
+            cfg.delta
+        )));
     }
     let mut wl = Workload::new(&cfg.workload)?;
     let first = wl.instance();
     let (k, n) = (first.cells(), first.nodes);
-    let mut states: Vec<State> = POLICIES.iter().map(|p| initial(p, k, n, cfg.workload.seed)).collect();
+    let mut states: Vec<State> = POLICIES
+        .iter()
+        .map(|p| initial(p, k, n, cfg.workload.seed))
+        .collect();
     let mut rows = Vec::with_capacity(cfg.steps * POLICIES.len());
     for step in 0..cfg.steps {
         if step > 0 {
@@ -140,7 +159,11 @@ pub fn simulate_ranges(cfg: &SimConfig) -> Result<Vec<StepRow>> {
                 State::Owner(o) => o.clone(),
             };
             let m = evaluate_owner(&inst, &owner);
-            let gap = if opt.objective > 0.0 { m.max_load / opt.objective - 1.0 } else { 0.0 };
+            let gap = if opt.objective > 0.0 {
+                m.max_load / opt.objective - 1.0
+            } else {
+                0.0
+            };
             rows.push(StepRow {
                 step,
                 policy,

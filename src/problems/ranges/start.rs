@@ -8,7 +8,9 @@ use crate::core::SolveOptions;
 use crate::error::{Error, Result};
 use crate::problems::ranges::engines::solve;
 use crate::problems::ranges::file::read_ranges_solution;
-use crate::problems::ranges::model::{check_starts, owner_to_starts, RangesInstance, RangesSolution};
+use crate::problems::ranges::model::{
+    check_starts, owner_to_starts, RangesInstance, RangesSolution,
+};
 use std::path::Path;
 
 /// Engines whose split can be a start.
@@ -16,12 +18,19 @@ pub const START_ENGINES: [&str; 4] = ["uniform", "exact", "nbr-adjust", "leave-j
 
 /// The split `start` names, checked against `inst` (errors name the file
 /// and field).
-pub fn current_split(inst: &RangesInstance, start: &str, opts: &SolveOptions) -> Result<Vec<usize>> {
+pub fn current_split(
+    inst: &RangesInstance,
+    start: &str,
+    opts: &SolveOptions,
+) -> Result<Vec<usize>> {
     let (k, n) = (inst.cells(), inst.nodes);
     let (sol, file) = if START_ENGINES.contains(&start) {
         let out = solve(start, inst, opts);
         let sol = out.solution.ok_or_else(|| {
-            Error::Usage(format!("--start {start}: {}", out.message.unwrap_or_default()))
+            Error::Usage(format!(
+                "--start {start}: {}",
+                out.message.unwrap_or_default()
+            ))
         })?;
         (sol, format!("--start {start}"))
     } else {

@@ -89,7 +89,12 @@ impl Workload {
     /// The workload at step 0.
     pub fn new(cfg: &WorkloadConfig) -> Result<Self> {
         let bad = |x: f64| x.is_nan() || x < 0.0 || x.is_infinite();
-        if cfg.players == 0 || cfg.resolution == 0 || bad(cfg.aoi) || bad(cfg.zipf) || bad(cfg.speed) {
+        if cfg.players == 0
+            || cfg.resolution == 0
+            || bad(cfg.aoi)
+            || bad(cfg.zipf)
+            || bad(cfg.speed)
+        {
             return Err(Error::Usage(
                 "ranges workload: players and resolution must be >= 1; aoi, zipf and speed finite and >= 0"
                     .into(),
@@ -98,9 +103,18 @@ impl Workload {
         let (wu, hu) = map_units(cfg.shape, cfg.players);
         let (w, h) = (wu * cfg.resolution, hu * cfg.resolution);
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-        let nw = if cfg.waypoints == 0 { (cfg.players / 4).max(2) } else { cfg.waypoints };
+        let nw = if cfg.waypoints == 0 {
+            (cfg.players / 4).max(2)
+        } else {
+            cfg.waypoints
+        };
         let points = (0..nw)
-            .map(|_| (rng.random_range(0.0..wu as f64), rng.random_range(0.0..hu as f64)))
+            .map(|_| {
+                (
+                    rng.random_range(0.0..wu as f64),
+                    rng.random_range(0.0..hu as f64),
+                )
+            })
             .collect();
         let mut wl = Workload {
             cfg: cfg.clone(),
@@ -188,7 +202,13 @@ impl Workload {
         }
         let c = &self.cfg;
         RangesInstance {
-            name: format!("ranges-walk-{}p-{}-s{}-t{}", c.players, c.curve.name(), c.seed, self.step),
+            name: format!(
+                "ranges-walk-{}p-{}-s{}-t{}",
+                c.players,
+                c.curve.name(),
+                c.seed,
+                self.step
+            ),
             nodes: if c.nodes == 0 { c.players } else { c.nodes },
             publish,
             subscriptions,
@@ -197,7 +217,10 @@ impl Workload {
                 height: h,
                 curve: c.curve,
             }),
-            source: Some(format!("serverpick simulate-ranges step {}: {c:?}", self.step)),
+            source: Some(format!(
+                "serverpick simulate-ranges step {}: {c:?}",
+                self.step
+            )),
         }
     }
 }

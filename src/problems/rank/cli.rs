@@ -51,7 +51,10 @@ pub fn run_rank_cmd(args: &RankArgs) -> Result<i32> {
     let preset = match &args.preset {
         None => inst.preset,
         Some(p) => Preset::parse(p).ok_or_else(|| {
-            Error::Usage(format!("--preset {p}: unknown (known: {})", Preset::names()))
+            Error::Usage(format!(
+                "--preset {p}: unknown (known: {})",
+                Preset::names()
+            ))
         })?,
     };
     let rows = if args.play_now {
@@ -127,7 +130,11 @@ pub fn render(inst: &RankInstance, preset: Preset, rows: &[Ranked], play_now: bo
             format!("{:.6}", r.breakdown.score),
         ];
         for f in r.breakdown.factors.iter() {
-            row.push(format!("{:.4}{}", f.value, if f.missing { "*" } else { "" }));
+            row.push(format!(
+                "{:.4}{}",
+                f.value,
+                if f.missing { "*" } else { "" }
+            ));
         }
         t.push(row);
     }
@@ -147,14 +154,15 @@ pub fn render(inst: &RankInstance, preset: Preset, rows: &[Ranked], play_now: bo
 
 /// The commands the rank family adds (`rank`, `repro playnow`).
 pub fn hooks() -> Vec<CliHook> {
-    vec![CliHook {
-        place: HookPlace::TopLevel,
-        command: RankArgs::augment_args(clap::Command::new("rank").about(
-            "Rank servers for one player (\"play now\", seed 000): every server by score with \
+    vec![
+        CliHook {
+            place: HookPlace::TopLevel,
+            command: RankArgs::augment_args(clap::Command::new("rank").about(
+                "Rank servers for one player (\"play now\", seed 000): every server by score with \
              every factor, or --play-now for the best joinable one",
-        )),
-        run: |m| run_rank_cmd(&RankArgs::from_arg_matches(m).map_err(usage)?),
-    },
-    super::playnow::cli::hook(),
+            )),
+            run: |m| run_rank_cmd(&RankArgs::from_arg_matches(m).map_err(usage)?),
+        },
+        super::playnow::cli::hook(),
     ]
 }

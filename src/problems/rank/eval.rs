@@ -76,7 +76,13 @@ pub fn evaluate_order(inst: &RankInstance, order: &[usize]) -> (Option<RankRepor
     let best_score = (0..inst.servers.len())
         .map(sc)
         .fold(f64::NEG_INFINITY, f64::max);
-    let (top, pick) = (order[0], order.iter().copied().find(|&i| inst.servers[i].is_joinable()));
+    let (top, pick) = (
+        order[0],
+        order
+            .iter()
+            .copied()
+            .find(|&i| inst.servers[i].is_joinable()),
+    );
     let report = RankReport {
         preset: inst.preset.name().to_string(),
         servers: inst.servers.len(),

@@ -102,7 +102,11 @@ pub fn parse_rank(text: &str, file: &str, default_name: &str) -> Result<RankInst
     };
     let player = read_player(raw.player, file)?;
     if raw.servers.is_empty() {
-        return Err(Error::input(file, "servers", "at least one server is needed"));
+        return Err(Error::input(
+            file,
+            "servers",
+            "at least one server is needed",
+        ));
     }
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut servers = Vec::with_capacity(raw.servers.len());

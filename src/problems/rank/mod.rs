@@ -25,7 +25,7 @@ pub mod score;
 
 use crate::core::table::{short, Table};
 use crate::core::{
-    fill_record, CliHook, EvalReport, Family, FailureReason, InstanceFeatures, Outcome,
+    fill_record, CliHook, EvalReport, FailureReason, Family, InstanceFeatures, Outcome,
     ProblemInstance, SolveOptions, SolveRecord, SolveRow, Status,
 };
 use crate::error::Result;
@@ -123,9 +123,11 @@ pub fn run_rank(engine: &str, inst: &RankInstance) -> SolveRecord {
         )),
         None => Outcome::no_solution("no servers"),
     };
-    fill_record(&mut record, outcome.map(|order| RankSolution { order }), |s| {
-        evaluate_order(inst, &s.order).1
-    });
+    fill_record(
+        &mut record,
+        outcome.map(|order| RankSolution { order }),
+        |s| evaluate_order(inst, &s.order).1,
+    );
     record
 }
 
@@ -172,7 +174,10 @@ impl ProblemInstance for Instance {
         )];
         if let Some(r) = report {
             lines.push(("preset".into(), r.preset.clone()));
-            lines.push(("top".into(), format!("{} (score {:.6})", r.top, r.top_score)));
+            lines.push((
+                "top".into(),
+                format!("{} (score {:.6})", r.top, r.top_score),
+            ));
             let pick = match (&r.play_now, r.play_now_score) {
                 (Some(n), Some(s)) => format!("{n} (score {s:.6})"),
                 _ => "no joinable server".into(),
@@ -190,7 +195,15 @@ impl ProblemInstance for Instance {
 
 fn render_table(rows: &[SolveRow]) -> String {
     let header = [
-        "instance", "engine", "status", "top", "top score", "play now", "best", "time ms", "note",
+        "instance",
+        "engine",
+        "status",
+        "top",
+        "top score",
+        "play now",
+        "best",
+        "time ms",
+        "note",
     ];
     let right: Vec<bool> = header
         .iter()

@@ -44,7 +44,10 @@ pub fn order_scores(inst: &RankInstance, preset: Preset) -> Vec<(usize, f64)> {
 
 /// The server order alone (indices, best first).
 pub fn order(inst: &RankInstance, preset: Preset) -> Vec<usize> {
-    order_scores(inst, preset).into_iter().map(|(i, _)| i).collect()
+    order_scores(inst, preset)
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// "Play now": the best-scoring joinable server (joinable is a filter

@@ -273,7 +273,11 @@ pub fn seed000(player: &Player, s: &Server) -> Breakdown {
         &[
             f("players", players_score(p, slots, 2.0 / 3.0, 1.0 / 3.0)),
             opt("ping", s.ping.map(|x| ping_logistic(x, 100.0)), 1.0),
-            opt("performance", s.perf_score.map(|x| performance(x, 0.2)), 1.0),
+            opt(
+                "performance",
+                s.perf_score.map(|x| performance(x, 0.2)),
+                1.0,
+            ),
             skill(player, s, skill_denominator()),
             f("joinable", if s.is_joinable() { 1.0 } else { 0.05 }),
             f("favorite", if s.favorite { 2.0 } else { 1.0 }),
@@ -293,7 +297,11 @@ pub fn ns2_v1(player: &Player, s: &Server) -> Breakdown {
         &[
             f("players", players_score(p, slots, 0.66, 0.33)),
             opt("ping", s.ping.map(|x| ping_logistic(x, 100.0)), 1.0),
-            opt("performance", s.perf_score.map(|x| performance(x, 0.2)), 1.0),
+            opt(
+                "performance",
+                s.perf_score.map(|x| performance(x, 0.2)),
+                1.0,
+            ),
             skill(player, s, skill_denominator()),
             f("joinable", if s.is_joinable() { 1.0 } else { 0.05 }),
             f("favorite", if s.favorite { 2.0 } else { 1.0 }),
@@ -319,7 +327,11 @@ pub fn ns2_v2(player: &Player, s: &Server) -> Breakdown {
         &[
             f("players", players_score(p, slots, 0.5, 0.5)),
             opt("ping", s.ping.map(|x| ping_logistic(x, 150.0)), 1.0),
-            opt("performance", s.perf_score.map(|x| performance(x, 0.2)), 1.0),
+            opt(
+                "performance",
+                s.perf_score.map(|x| performance(x, 0.2)),
+                1.0,
+            ),
             skill(player, s, 346.41),
             f("full", if full { 0.5 } else { 1.0 }),
             f("joinable", if locked { 0.02 } else { 1.0 }),

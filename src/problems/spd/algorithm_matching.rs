@@ -26,10 +26,10 @@
 //! ```
 
 use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::eval::{approx_eq, evaluate_spd};
 use crate::core::{within_bound, Status};
+use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::eval::{approx_eq, evaluate_spd};
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 
 /// `alg-m`.
 pub struct AlgorithmMatching;
@@ -108,7 +108,9 @@ impl SpdEngine for AlgorithmMatching {
             CommModel::P2p => {
                 sol.root = None;
                 if !evaluate_spd(inst, &sol).is_feasible() {
-                    return SpdOutcome::no_solution("the matching tree's P2P delay exceeds the bound");
+                    return SpdOutcome::no_solution(
+                        "the matching tree's P2P delay exceeds the bound",
+                    );
                 }
                 SpdOutcome::found(sol)
             }

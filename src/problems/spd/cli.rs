@@ -5,13 +5,13 @@ use crate::cli::bench::{config, report, with_params, RunArgs};
 use crate::cli::split_list;
 use crate::core::{CliHook, Family, HookPlace};
 use crate::error::{Error, Result};
-use crate::problems::spd::repro::{self, SpdGrid};
-use clap::{Args, FromArgMatches};
+use crate::problems::spd::file::{to_file, write_spd_file};
 use crate::problems::spd::gen::{
     generate_from_matrix, generate_paper_spd, MatrixSpdParams, PaperSpdParams,
 };
-use crate::problems::spd::file::{to_file, write_spd_file};
 use crate::problems::spd::model::{CommModel, SpdInstance};
+use crate::problems::spd::repro::{self, SpdGrid};
+use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 
 /// The commands the SPD family adds.

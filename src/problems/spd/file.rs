@@ -407,7 +407,10 @@ pub fn to_file(inst: &SpdInstance) -> SpdFile {
         server_latency: None,
         access: serde_json::json!(access),
         clients: inst.client_names.clone(),
-        start: inst.start.as_ref().and_then(|s| serde_json::to_value(s).ok()),
+        start: inst
+            .start
+            .as_ref()
+            .and_then(|s| serde_json::to_value(s).ok()),
         source: None,
     }
 }

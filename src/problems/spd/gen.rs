@@ -321,7 +321,11 @@ fn measured(matrix: &[Vec<f64>], unit_scale: f64, a: usize, b: usize) -> Option<
 
 /// A link between every pair of picked servers with a measurement in either
 /// direction (the mean of both when both exist), scaled by `link_scale`.
-fn server_links(matrix: &[Vec<f64>], srv: &[usize], p: &MatrixSpdParams) -> Vec<(usize, usize, f64)> {
+fn server_links(
+    matrix: &[Vec<f64>],
+    srv: &[usize],
+    p: &MatrixSpdParams,
+) -> Vec<(usize, usize, f64)> {
     let value = |a: usize, b: usize| measured(matrix, p.unit_scale, a, b);
     let mut links = Vec::new();
     for (i, &a) in srv.iter().enumerate() {

@@ -9,14 +9,14 @@
 //! refuses (status `error`) when `C(n,k) · k` exceeds
 //! [`KBEST_MAX_SUBSETS`].
 
-use crate::problems::spd::spdcs_h::SpdcsH;
-use crate::problems::spd::spdp2p_h::Spdp2pH;
 use crate::core::SolveOptions;
 use crate::core::{FailureReason, Status};
-use std::time::{Duration, Instant};
 use crate::problems::spd::engines::{SpdEngine, SpdOutcome, KBEST_MAX_SUBSETS};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::eval::{approx_eq, evaluate_spd, SpdMetrics};
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spd::spdcs_h::SpdcsH;
+use crate::problems::spd::spdp2p_h::Spdp2pH;
+use std::time::{Duration, Instant};
 
 /// `k-best`.
 pub struct KBest;
@@ -156,9 +156,8 @@ impl SpdEngine for KBest {
             (None, true) => {
                 SpdOutcome::no_solution(format!("no {k}-subset of servers meets the bound"))
             }
-            (Some(sol), false) => SpdOutcome::claim(Status::TimeLimit, sol, None).with_message(
-                format!("time limit hit: the best of the {k}-subsets tried"),
-            ),
+            (Some(sol), false) => SpdOutcome::claim(Status::TimeLimit, sol, None)
+                .with_message(format!("time limit hit: the best of the {k}-subsets tried")),
             (None, false) => SpdOutcome::without_solution(
                 Status::TimeLimit,
                 format!("time limit hit before a feasible {k}-subset was found"),
@@ -182,7 +181,11 @@ mod tests {
                 });
                 let distinct: std::collections::BTreeSet<Vec<usize>> =
                     seen.iter().cloned().collect();
-                let expected = if k == 0 { 0 } else { binomial(n as u64, k as u64) };
+                let expected = if k == 0 {
+                    0
+                } else {
+                    binomial(n as u64, k as u64)
+                };
                 assert_eq!(seen.len() as u64, expected, "n {n} k {k}");
                 assert_eq!(distinct.len(), seen.len(), "a subset twice, n {n} k {k}");
                 for s in &seen {

@@ -30,12 +30,12 @@
 //! assert_eq!(sol.root, Some(1)); // root 1 with hosts {0, 1, 2}: paths 2 and 2
 //! ```
 
-use crate::problems::spd::algorithm_matching::cs_view;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
 use crate::core::within_bound;
+use crate::core::SolveOptions;
+use crate::problems::spd::algorithm_matching::cs_view;
+use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 
 /// `spdcs-h`.
 pub struct SpdcsH;
@@ -136,4 +136,3 @@ impl SpdEngine for SpdcsH {
         best_tree_outcome(inst)
     }
 }
-

@@ -32,7 +32,12 @@ pub fn render(rows: &[SolveRow], before: impl Fn(&SolveRecord) -> Option<Before>
     header.extend(["relays", "time ms", "note"]);
     let right: Vec<bool> = header
         .iter()
-        .map(|h| !matches!(*h, "instance" | "model" | "problem" | "engine" | "status" | "note"))
+        .map(|h| {
+            !matches!(
+                *h,
+                "instance" | "model" | "problem" | "engine" | "status" | "note"
+            )
+        })
         .collect();
     let mut t = Table::new(&header, &right);
     for (row, b) in rows.iter().zip(&befores) {

@@ -17,11 +17,11 @@
 //! (each client moves at most its depth in the tree): `O(n · m³)` worst case,
 //! as seed 001 Table VII states.
 
+use crate::core::within_bound;
 use crate::core::SolveOptions;
 use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::eval::evaluate_spd;
-use crate::core::within_bound;
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 
 /// `zizo`.
 pub struct Zizo;

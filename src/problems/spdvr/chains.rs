@@ -31,14 +31,14 @@
 //! assert_eq!(sol.assign, vec![1, 0]); // window [40, 40]: variation 0
 //! ```
 
-use crate::problems::spdvr::engines::SpdvrEngine;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::eval::approx_eq;
-use crate::problems::spdvr::eval::allowed_hosts;
 use crate::core::within_bound;
+use crate::core::SolveOptions;
 use crate::core::Status;
+use crate::problems::spd::engines::SpdOutcome;
+use crate::problems::spd::eval::approx_eq;
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::eval::allowed_hosts;
 
 /// `chains` (SPDVRCS-H).
 pub struct Chains;
@@ -168,7 +168,9 @@ impl SpdvrEngine for Chains {
             // the minimum variation; its width is the certificate the record
             // filler checks against the evaluator's variation.
             Some((sol, bound)) => SpdOutcome::claim(Status::Optimal, sol, Some(bound)),
-            None => SpdOutcome::no_solution("no chain covers every client (is the start feasible?)"),
+            None => {
+                SpdOutcome::no_solution("no chain covers every client (is the start feasible?)")
+            }
         }
     }
 }

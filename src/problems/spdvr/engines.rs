@@ -83,7 +83,9 @@ pub fn start_for(
         return crate::io::solution_file::read_solution::<SpdSolution>(path);
     }
     let engine = spd_engine(name).map_err(|e| {
-        Error::Usage(format!("--start {name}: neither a solution file nor an SPD engine ({e})"))
+        Error::Usage(format!(
+            "--start {name}: neither a solution file nor an SPD engine ({e})"
+        ))
     })?;
     let record = run_spd(engine.as_ref(), inst, opts);
     let feasible = matches!(
@@ -126,7 +128,11 @@ pub fn run_spdvr(
             "spdvr",
             engine.name(),
             FailureReason::NotApplicable,
-            format!("{} does not apply to the {} model", engine.name(), inst.model),
+            format!(
+                "{} does not apply to the {} model",
+                engine.name(),
+                inst.model
+            ),
         );
         record.metrics = metrics_map(&SpdvrReport::before_only(&before));
         return Ok(record);

@@ -20,7 +20,7 @@ pub mod p2p_vr_ls;
 pub mod spdvrp2p_h;
 
 use crate::core::{
-    EvalReport, Family, FailureReason, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
+    EvalReport, FailureReason, Family, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
     SolveRecord, SolveRow,
 };
 use crate::error::{Error, Result};

@@ -17,14 +17,14 @@
 //! Each move is evaluated incrementally ([`P2pMoves`]): `O(m + k²)` per
 //! client and `O(k)` per candidate host, so a sweep costs `O(m·(m + k²))`.
 
+use crate::core::within_bound;
+use crate::core::SolveOptions;
+use crate::problems::spd::engines::SpdOutcome;
+use crate::problems::spd::eval::approx_eq;
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spdvr::engines::SpdvrEngine;
 use crate::problems::spdvr::p2p_moves::{vd, P2pMoves};
 use crate::problems::spdvr::spdvrp2p_h::{end_pair, host_list, phase, End};
-use crate::problems::spdvr::engines::SpdvrEngine;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::eval::approx_eq;
-use crate::core::within_bound;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -31,14 +31,14 @@
 //! 1e-9 relative tolerance, so floating noise cannot cycle), hence the
 //! algorithm terminates; per iteration `O(m² + m + k²)`.
 
-use crate::problems::spdvr::p2p_moves::{vd, P2pMoves};
-use crate::problems::spdvr::engines::SpdvrEngine;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::eval::approx_eq;
-use crate::problems::spdvr::eval::allowed_hosts;
 use crate::core::within_bound;
+use crate::core::SolveOptions;
+use crate::problems::spd::engines::SpdOutcome;
+use crate::problems::spd::eval::approx_eq;
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::eval::allowed_hosts;
+use crate::problems::spdvr::p2p_moves::{vd, P2pMoves};
 
 /// `spdvrp2p-h` (SPDVRP2P-H).
 pub struct Spdvrp2pH;
@@ -144,9 +144,9 @@ impl SpdvrEngine for Spdvrp2pH {
 mod tests {
     use super::*;
     use crate::net::network::ServerNetwork;
+    use crate::problems::spd::eval::evaluate_spd;
     pub(crate) use crate::problems::spd::model::seed001_fig1 as fig1;
     use crate::problems::spd::model::BoundSpec;
-    use crate::problems::spd::eval::evaluate_spd;
 
     /// Fig. 3's assignment: a→A, b→D, c→B, d→D, e→C.
     const FIG3: [usize; 5] = [0, 3, 1, 3, 2];

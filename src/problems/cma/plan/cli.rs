@@ -44,8 +44,9 @@ pub struct PlanCmaArgs {
 /// Runs `plan cma`; exit code 1 when `--max-avg-delay` is met by no `K`.
 pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
     let loaded = read_instance(&a.file)?;
-    let Some(crate::problems::cma::Instance(inst)) =
-        loaded.as_any().downcast_ref::<crate::problems::cma::Instance>()
+    let Some(crate::problems::cma::Instance(inst)) = loaded
+        .as_any()
+        .downcast_ref::<crate::problems::cma::Instance>()
     else {
         return Err(Error::Usage(format!(
             "{}: plan cma needs a CMA instance (\"problem\": \"cma\")",
@@ -79,7 +80,9 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
             Ok(1)
         }
         (Some(d), Some(k)) => {
-            crate::cli::out::println(&format!("fewest mirrors with average delay <= {d}: K = {k}"))?;
+            crate::cli::out::println(&format!(
+                "fewest mirrors with average delay <= {d}: K = {k}"
+            ))?;
             Ok(0)
         }
         _ => Ok(0),

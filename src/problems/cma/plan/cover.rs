@@ -24,7 +24,14 @@ const NONE: u32 = u32::MAX;
 impl Cover {
     /// The least-`v` choice of `r` mirrors of `free` with at least `need`
     /// units (`weight[j] = ⌈C_j/u⌉`); `None` when no choice covers.
-    pub fn choose(&mut self, free: &[usize], v: &[f64], weight: &[usize], r: usize, need: usize) -> Option<Vec<usize>> {
+    pub fn choose(
+        &mut self,
+        free: &[usize],
+        v: &[f64],
+        weight: &[usize],
+        r: usize,
+        need: usize,
+    ) -> Option<Vec<usize>> {
         let (f, t_max) = (free.len(), need);
         let width = t_max + 1;
         let layer = (r + 1) * width;

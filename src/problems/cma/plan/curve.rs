@@ -128,7 +128,10 @@ pub fn plan(inst: &CmaInstance, o: &PlanOptions) -> Result<Plan> {
     let mut points: Vec<PointResult> = Vec::new();
     let mut chosen = None;
     for k in ks {
-        let prev = points.last().and_then(|p| p.best.as_ref()).map(|b| b.open.clone());
+        let prev = points
+            .last()
+            .and_then(|p| p.best.as_ref())
+            .map(|b| b.open.clone());
         let mut ctx = PointCtx {
             planner: &mut planner,
             lag: &mut lag,
@@ -182,11 +185,20 @@ struct PointCtx<'c, 'a> {
 
 /// One point of the curve with `engine`; `prev` is the previous point's
 /// set (a warm start for `exact`: it plus the best single added mirror).
-fn point(c: &mut PointCtx<'_, '_>, engine: &str, k: usize, prev: Option<Vec<usize>>) -> Result<PointResult> {
+fn point(
+    c: &mut PointCtx<'_, '_>,
+    engine: &str,
+    k: usize,
+    prev: Option<Vec<usize>>,
+) -> Result<PointResult> {
     let t = Instant::now();
     let heuristic = |best: Option<super::SetEval>| PointResult {
         k,
-        status: if best.is_some() { Status::Feasible } else { Status::Infeasible },
+        status: if best.is_some() {
+            Status::Feasible
+        } else {
+            Status::Infeasible
+        },
         best,
         bound: None,
         nodes: 0,
@@ -200,7 +212,10 @@ fn point(c: &mut PointCtx<'_, '_>, engine: &str, k: usize, prev: Option<Vec<usiz
                 return Ok(heuristic(None));
             }
             let warm = swap(c.planner, k)?;
-            let limit = c.exact.deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+            let limit = c
+                .exact
+                .deadline
+                .map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
             solve_milp(c.planner, k, warm.as_ref(), limit)
         }
         _ => {
@@ -224,7 +239,11 @@ fn point(c: &mut PointCtx<'_, '_>, engine: &str, k: usize, prev: Option<Vec<usiz
 fn extend_by_one(planner: &Planner<'_>, prev: &[usize]) -> Result<Option<Vec<usize>>> {
     let inst = planner.inst;
     let m = inst.mirrors();
-    let best_of = |i: usize| prev.iter().map(|&j| inst.delay(i, j)).fold(f64::INFINITY, f64::min);
+    let best_of = |i: usize| {
+        prev.iter()
+            .map(|&j| inst.delay(i, j))
+            .fold(f64::INFINITY, f64::min)
+    };
     let near: Vec<f64> = (0..inst.clients()).map(best_of).collect();
     let mut pick: Option<(f64, usize)> = None;
     for j in (0..m).filter(|j| !prev.contains(j)) {

@@ -205,22 +205,39 @@ fn run_tree(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, lambda: &[f64]) ->
 /// Processes one node: leaf evaluation, or bound, primal candidates,
 /// reduced-cost fixing and branching. Returns the children to explore
 /// (the one to explore first last).
-fn process(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, mut node: Node, root: bool) -> Result<Vec<Node>> {
+fn process(
+    s: &mut Search<'_, '_>,
+    lag: &mut Lagrangian<'_>,
+    mut node: Node,
+    root: bool,
+) -> Result<Vec<Node>> {
     s.nodes += 1;
     if !s.node_feasible(&node.fix) {
         return Ok(Vec::new());
     }
-    let open: Vec<usize> = (0..node.fix.len()).filter(|&j| node.fix[j] == Fix::Open).collect();
-    let free: Vec<usize> = (0..node.fix.len()).filter(|&j| node.fix[j] == Fix::Free).collect();
+    let open: Vec<usize> = (0..node.fix.len())
+        .filter(|&j| node.fix[j] == Fix::Open)
+        .collect();
+    let free: Vec<usize> = (0..node.fix.len())
+        .filter(|&j| node.fix[j] == Fix::Free)
+        .collect();
     if open.len() == s.k || open.len() + free.len() == s.k {
-        let set: Vec<usize> = if open.len() == s.k { open } else { [open, free].concat() };
+        let set: Vec<usize> = if open.len() == s.k {
+            open
+        } else {
+            [open, free].concat()
+        };
         s.offer(&set)?;
         let obj = s.planner.objective(&set)?.unwrap_or(f64::INFINITY);
         s.lower = s.lower.min(obj.max(node.bound));
         return Ok(Vec::new());
     }
     let settings = AscentSettings {
-        iterations: if root { s.settings.root_iterations } else { s.settings.node_iterations },
+        iterations: if root {
+            s.settings.root_iterations
+        } else {
+            s.settings.node_iterations
+        },
         theta: if root { 1.0 } else { 0.5 },
         stop_at: s.prune_at(),
         upper: s.upper(),
@@ -268,8 +285,7 @@ fn fix_by_reduced_cost(s: &Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> boo
     // Dropping the cover only lowers the bound, so the swap argument on the
     // uncovered relaxation (`free_value`, `free_chosen`) stays valid.
     let prune = s.prune_at();
-    let is_free_chosen =
-        |j: usize| fix[j] == Fix::Free && ev.free_chosen.binary_search(&j).is_ok();
+    let is_free_chosen = |j: usize| fix[j] == Fix::Free && ev.free_chosen.binary_search(&j).is_ok();
     let inside: Vec<usize> = (0..fix.len()).filter(|&j| is_free_chosen(j)).collect();
     let outside: Vec<usize> = (0..fix.len())
         .filter(|&j| fix[j] == Fix::Free && !is_free_chosen(j))
@@ -277,8 +293,14 @@ fn fix_by_reduced_cost(s: &Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> boo
     if inside.is_empty() || outside.is_empty() {
         return false;
     }
-    let worst_in = inside.iter().map(|&j| ev.v[j]).fold(f64::NEG_INFINITY, f64::max);
-    let best_out = outside.iter().map(|&j| ev.v[j]).fold(f64::INFINITY, f64::min);
+    let worst_in = inside
+        .iter()
+        .map(|&j| ev.v[j])
+        .fold(f64::NEG_INFINITY, f64::max);
+    let best_out = outside
+        .iter()
+        .map(|&j| ev.v[j])
+        .fold(f64::INFINITY, f64::min);
     let mut changed = false;
     for &j in &outside {
         if ev.free_value + ev.v[j] - worst_in >= prune {

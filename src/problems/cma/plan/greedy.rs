@@ -21,7 +21,10 @@ pub fn greedy_set(planner: &Planner<'_>, k: usize) -> Option<Vec<usize>> {
     let mut total = vec![0.0; m];
     while open.len() < k {
         // One sequential pass over the matrix: the cost after adding each j.
-        total.iter_mut().zip(&planner.cost).for_each(|(t, c)| *t = *c);
+        total
+            .iter_mut()
+            .zip(&planner.cost)
+            .for_each(|(t, c)| *t = *c);
         for (i, &b) in best.iter().enumerate() {
             for (t, &d) in total.iter_mut().zip(inst.row(i)) {
                 *t += b.min(d);
@@ -56,7 +59,11 @@ fn reachable(planner: &Planner<'_>, is_open: &[bool], j: usize, more: usize) -> 
         .map(|x| cap[x])
         .collect();
     rest.sort_unstable_by(|a, b| b.cmp(a));
-    let have: usize = (0..cap.len()).filter(|&x| is_open[x]).map(|x| cap[x]).sum::<usize>() + cap[j];
+    let have: usize = (0..cap.len())
+        .filter(|&x| is_open[x])
+        .map(|x| cap[x])
+        .sum::<usize>()
+        + cap[j];
     have + rest.iter().take(more).sum::<usize>() >= planner.inst.clients()
 }
 

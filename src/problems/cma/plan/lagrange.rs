@@ -124,7 +124,9 @@ impl<'a> Lagrangian<'a> {
     /// `v_j = f_j` and `L` is the all-open, uncapacitated bound).
     pub fn initial_lambda(&self) -> Vec<f64> {
         let k = self.inst.mirrors();
-        (0..self.inst.clients()).map(|i| self.sorted[i * k]).collect()
+        (0..self.inst.clients())
+            .map(|i| self.sorted[i * k])
+            .collect()
     }
 
     /// Fills `cand` with the negative reduced delays of the open or free
@@ -199,7 +201,9 @@ impl<'a> Lagrangian<'a> {
             let open: Vec<usize> = (0..m).filter(|&j| fix[j] == Fix::Open).collect();
             let have: usize = open.iter().map(|&j| weight[j]).sum();
             let need = n.div_ceil(u).saturating_sub(have);
-            let pick = self.cover.choose(&free, &v, &weight, k - open.len(), need)?;
+            let pick = self
+                .cover
+                .choose(&free, &v, &weight, k - open.len(), need)?;
             chosen = [open, pick].concat();
             chosen.sort_unstable();
         }
@@ -229,7 +233,13 @@ impl<'a> Lagrangian<'a> {
 
     /// Subgradient ascent from `lambda` (left at the best multipliers found).
     /// `O(iterations · nk)`.
-    pub fn ascend(&mut self, lambda: &mut [f64], fix: &[Fix], k: usize, s: AscentSettings) -> Ascent {
+    pub fn ascend(
+        &mut self,
+        lambda: &mut [f64],
+        fix: &[Fix],
+        k: usize,
+        s: AscentSettings,
+    ) -> Ascent {
         let mut out = Ascent {
             best: None,
             sets: Vec::new(),

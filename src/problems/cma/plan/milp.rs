@@ -13,13 +13,20 @@ use std::time::Instant;
 
 /// Solves `K` with HiGHS; the opened set's assignment is then the
 /// transportation optimum (`warm`: a start set).
-pub fn solve_milp(planner: &mut Planner<'_>, k: usize, warm: Option<&SetEval>, time_limit: Option<f64>) -> Result<PointResult> {
+pub fn solve_milp(
+    planner: &mut Planner<'_>,
+    k: usize,
+    warm: Option<&SetEval>,
+    time_limit: Option<f64>,
+) -> Result<PointResult> {
     let t = Instant::now();
     let inst = planner.inst;
     let (n, m) = (inst.clients(), inst.mirrors());
     let mut b = MipBuilder::new();
     let y: Vec<Col> = (0..m).map(|_| b.add(variable().binary())).collect();
-    let x: Vec<Col> = (0..n * m).map(|_| b.add(variable().min(0.0).max(1.0))).collect();
+    let x: Vec<Col> = (0..n * m)
+        .map(|_| b.add(variable().min(0.0).max(1.0)))
+        .collect();
     let objective: Expression = (0..n * m)
         .map(|p| inst.delay(p / m, p % m) * x[p].var)
         .chain((0..m).map(|j| planner.cost[j] * y[j].var))

@@ -94,8 +94,8 @@ impl<'a> Planner<'a> {
 
     /// Absolute tolerance on objectives: `1e-9 · max(1, objective scale)`.
     pub fn tolerance(&self) -> f64 {
-        let scale = self.inst.max_delay() * self.inst.clients() as f64
-            + self.cost.iter().sum::<f64>();
+        let scale =
+            self.inst.max_delay() * self.inst.clients() as f64 + self.cost.iter().sum::<f64>();
         1e-9 * scale.max(1.0)
     }
 

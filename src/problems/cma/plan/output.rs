@@ -44,8 +44,17 @@ fn cell(v: &Value) -> String {
 }
 
 const COLUMNS: [&str; 11] = [
-    "k", "status", "objective", "total_delay", "avg_delay", "open_cost", "bound", "gap", "open",
-    "nodes", "time_ms",
+    "k",
+    "status",
+    "objective",
+    "total_delay",
+    "avg_delay",
+    "open_cost",
+    "bound",
+    "gap",
+    "open",
+    "nodes",
+    "time_ms",
 ];
 
 /// Writes every output file into `dir` (created when missing).
@@ -76,7 +85,10 @@ pub fn write_plan(dir: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
     for p in &plan.points {
         if p.best.is_some() {
             let rec = record(inst, plan, p);
-            write(&dir.join("solutions").join(format!("k{}.json", p.k)), &pretty(&rec)?)?;
+            write(
+                &dir.join("solutions").join(format!("k{}.json", p.k)),
+                &pretty(&rec)?,
+            )?;
         }
     }
     if let Some(p) = plan.chosen.and_then(|k| plan.point(k)) {
@@ -118,10 +130,16 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
         }
         r.solution = Some(json!({ "assign": b.assign }));
         r.metrics.insert("k".into(), json!(p.k));
-        r.metrics.insert("avg_delay".into(), json!(b.delay / inst.clients() as f64));
-        r.metrics.insert("open_cost".into(), json!(b.objective - b.delay));
+        r.metrics
+            .insert("avg_delay".into(), json!(b.delay / inst.clients() as f64));
+        r.metrics
+            .insert("open_cost".into(), json!(b.objective - b.delay));
         r.metrics.insert("open".into(), json!(b.open));
-        r.message = Some(format!("plan cma: {} of {} mirrors opened", p.k, inst.mirrors()));
+        r.message = Some(format!(
+            "plan cma: {} of {} mirrors opened",
+            p.k,
+            inst.mirrors()
+        ));
     }
     r
 }
@@ -132,7 +150,10 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
 fn draw_curve(path: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
     let n = inst.clients() as f64;
     let pts = |f: &dyn Fn(&PointResult) -> Option<f64>| -> Vec<(f64, f64)> {
-        plan.points.iter().filter_map(|p| f(p).map(|y| (p.k as f64, y))).collect()
+        plan.points
+            .iter()
+            .filter_map(|p| f(p).map(|y| (p.k as f64, y)))
+            .collect()
     };
     let mut series = vec![Series {
         label: "average delay (ms)".into(),
@@ -178,7 +199,16 @@ fn draw_curve(path: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
 /// The stdout table: one row per point.
 pub fn render_table(inst: &CmaInstance, plan: &Plan) -> String {
     let mut t = Table::new(
-        &["K", "status", "objective", "avg delay", "bound", "gap", "capacity", "time"],
+        &[
+            "K",
+            "status",
+            "objective",
+            "avg delay",
+            "bound",
+            "gap",
+            "capacity",
+            "time",
+        ],
         &[true, false, true, true, true, true, true, true],
     );
     for p in &plan.points {
@@ -188,13 +218,19 @@ pub fn render_table(inst: &CmaInstance, plan: &Plan) -> String {
             p.k.to_string(),
             p.status.as_str().to_string(),
             b.map_or("-".into(), |b| format!("{:.3}", b.objective)),
-            b.map_or("-".into(), |b| format!("{:.3}", b.delay / inst.clients() as f64)),
+            b.map_or("-".into(), |b| {
+                format!("{:.3}", b.delay / inst.clients() as f64)
+            }),
             p.bound.map_or("-".into(), |l| format!("{l:.3}")),
             match (b, p.bound) {
                 (Some(b), Some(l)) => format!("{:.2e}", rel_gap(b.objective, l)),
                 _ => "-".into(),
             },
-            if b.is_some() { cap.to_string() } else { "-".into() },
+            if b.is_some() {
+                cap.to_string()
+            } else {
+                "-".into()
+            },
             format!("{:.0} ms", p.time_ms),
         ]);
     }

@@ -11,7 +11,11 @@ use crate::error::Result;
 
 /// Improves `start` by single swaps; returns the best set found,
 /// evaluated.
-pub fn swap_from(planner: &mut Planner<'_>, start: Vec<usize>, max_passes: usize) -> Result<Option<SetEval>> {
+pub fn swap_from(
+    planner: &mut Planner<'_>,
+    start: Vec<usize>,
+    max_passes: usize,
+) -> Result<Option<SetEval>> {
     let m = planner.mirrors();
     let Some(mut cur) = planner.evaluate(&start)? else {
         return Ok(None);

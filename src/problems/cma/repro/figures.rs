@@ -13,13 +13,13 @@
 
 use crate::bench::export::write_atomic;
 use crate::bench::plot::{draw_chart, series_table, ChartSpec, Series, Style};
-use crate::problems::cma::repro::{CmaGrid, ScenarioRun};
-use crate::problems::cma::repro::findings::{findings_md, PAPER_FIG8};
 use crate::bench::row::BenchRow;
-use crate::problems::cma::sim::{EventRecord, SimResult};
 use crate::error::{Error, Result};
-use crate::problems::cma::gen::Scenario;
 use crate::problems::cma::eval::delay_cdf;
+use crate::problems::cma::gen::Scenario;
+use crate::problems::cma::repro::findings::{findings_md, PAPER_FIG8};
+use crate::problems::cma::repro::{CmaGrid, ScenarioRun};
+use crate::problems::cma::sim::{EventRecord, SimResult};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 

@@ -2,10 +2,10 @@
 //! qualitative findings checked on the simulations, the headline numbers,
 //! and the paper's Fig. 8 running times.
 
-use crate::problems::cma::repro::{CmaGrid, ScenarioRun};
-use crate::problems::cma::repro::figures::{phase, phase_ms};
-use crate::problems::cma::sim::{EventRecord, SimResult};
 use crate::problems::cma::gen::Scenario;
+use crate::problems::cma::repro::figures::{phase, phase_ms};
+use crate::problems::cma::repro::{CmaGrid, ScenarioRun};
+use crate::problems::cma::sim::{EventRecord, SimResult};
 use std::fmt::Write;
 
 /// Seed 002 Fig. 8 (ms, for 5/10/20 mirrors): scenario, the paper's

@@ -24,17 +24,17 @@
 pub mod figures;
 pub mod findings;
 
-use figures::cma_figures;
 use crate::bench::runner::{run_bench, BenchConfig, BenchOutcome, RESULTS_JSONL};
 use crate::bench::summary::median;
 use crate::bench::Dispatch;
-use crate::problems::cma::sim::{simulate, Policy, SimOptions, SimResult};
 use crate::error::{Error, Result};
+use crate::problems::cma::eval::DEFAULT_THRESHOLD_MS;
 use crate::problems::cma::events::write_simulation;
 use crate::problems::cma::file::write_cma;
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, Scenario};
 use crate::problems::cma::model::CmaInstance;
-use crate::problems::cma::eval::DEFAULT_THRESHOLD_MS;
+use crate::problems::cma::sim::{simulate, Policy, SimOptions, SimResult};
+use figures::cma_figures;
 use std::path::{Path, PathBuf};
 
 /// The policies of seed 002 §4 (Figs. 4–8).

@@ -86,7 +86,9 @@ pub fn config(a: &ReproPlaynowArgs) -> Result<PlaynowConfig> {
     }
     if let (Some(s), Some(c)) = (a.cma_scale, cfg.cma.as_mut()) {
         if !(s.is_finite() && s > 0.0) {
-            return Err(Error::Usage(format!("--cma-scale {s} is not a positive factor")));
+            return Err(Error::Usage(format!(
+                "--cma-scale {s} is not a positive factor"
+            )));
         }
         c.scale = s;
     }

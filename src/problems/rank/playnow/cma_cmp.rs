@@ -68,11 +68,7 @@ fn delays(sim: &SimResult) -> (usize, f64, f64) {
     } else {
         with.iter().sum::<f64>() / with.len() as f64
     };
-    (
-        sim.records.len(),
-        mean,
-        with.last().copied().unwrap_or(0.0),
-    )
+    (sim.records.len(), mean, with.last().copied().unwrap_or(0.0))
 }
 
 fn pct(x: f64, reference: f64) -> f64 {
@@ -119,6 +115,10 @@ pub fn compare(cfg: &CmpConfig) -> Result<Vec<CmpRow>> {
 pub fn refusals() -> Vec<(String, String)> {
     CMP_REFUSED
         .iter()
-        .filter_map(|p| Policy::parse(p).err().map(|e| (p.to_string(), e.to_string())))
+        .filter_map(|p| {
+            Policy::parse(p)
+                .err()
+                .map(|e| (p.to_string(), e.to_string()))
+        })
         .collect()
 }

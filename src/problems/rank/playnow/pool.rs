@@ -109,7 +109,10 @@ impl PoolConfig {
             return Err(Error::Usage("the pool needs servers of >= 1 slot".into()));
         }
         if !(positive(self.load) && self.load <= 10.0) {
-            return Err(Error::Usage(format!("load {} is not in (0, 10]", self.load)));
+            return Err(Error::Usage(format!(
+                "load {} is not in (0, 10]",
+                self.load
+            )));
         }
         let times = [self.session_min, self.duration_min, self.sample_min];
         if !times.into_iter().all(positive) || self.sample_min > self.duration_min {
@@ -184,7 +187,9 @@ pub fn build_workload(cfg: &PoolConfig, pings: &PingSource) -> Result<Workload> 
     let fill = median_positive(&matrix)
         .ok_or_else(|| Error::Usage("the latency matrix has no positive RTT".into()))?;
     if n < 2 || matrix.iter().any(|r| r.len() != n) {
-        return Err(Error::Usage("the latency matrix must be square, >= 2 nodes".into()));
+        return Err(Error::Usage(
+            "the latency matrix must be square, >= 2 nodes".into(),
+        ));
     }
     let slots = cfg.slots();
     let mut order: Vec<usize> = (0..n).collect();
@@ -439,7 +444,11 @@ fn sample(st: &State, w: &Workload, t: f64) -> Result<Sample> {
         present: st.present,
         viable: viable.len(),
         on_viable: viable.iter().map(|&l| l as usize).sum(),
-        mean_ping: if p == 0 { 0.0 } else { pings.iter().sum::<f64>() / p as f64 },
+        mean_ping: if p == 0 {
+            0.0
+        } else {
+            pings.iter().sum::<f64>() / p as f64
+        },
         p95_ping: pings
             .get(((p as f64 * 0.95).ceil() as usize).saturating_sub(1))
             .copied()

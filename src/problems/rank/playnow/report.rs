@@ -154,15 +154,21 @@ fn cma_csv(rows: &[CmpRow]) -> String {
 type Metric = (&'static str, &'static str, &'static str, fn(&Sample) -> f64);
 
 const METRICS: [Metric; 5] = [
-    ("viable", "viable games (>= 12 players)", "servers with >= 12 players", |s| {
-        s.viable as f64
-    }),
+    (
+        "viable",
+        "viable games (>= 12 players)",
+        "servers with >= 12 players",
+        |s| s.viable as f64,
+    ),
     ("on-viable", "players on viable games", "players", |s| {
         s.on_viable as f64
     }),
-    ("mean-ping", "mean ping", "mean ping of present players (ms)", |s| {
-        s.mean_ping
-    }),
+    (
+        "mean-ping",
+        "mean ping",
+        "mean ping of present players (ms)",
+        |s| s.mean_ping,
+    ),
     ("p95-ping", "p95 ping", "95th percentile ping (ms)", |s| {
         s.p95_ping
     }),
@@ -194,7 +200,12 @@ fn spec(title: String, x: &str, y: &str) -> ChartSpec {
 }
 
 /// Draws every figure into `dir`; returns their paths.
-pub fn figures(cfg: &PlaynowConfig, loads: &[LoadRuns], rows: &[Steady], dir: &Path) -> Result<Vec<PathBuf>> {
+pub fn figures(
+    cfg: &PlaynowConfig,
+    loads: &[LoadRuns],
+    rows: &[Steady],
+    dir: &Path,
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut paths = Vec::new();
     for l in loads {
@@ -228,7 +239,11 @@ pub fn figures(cfg: &PlaynowConfig, loads: &[LoadRuns], rows: &[Steady], dir: &P
     series.push(line("slot share of the largest servers", pts, Style::Line));
     let path = dir.join("share-largest-vs-load.svg");
     let title = "steady-state share of players on the largest servers".to_string();
-    draw_chart(&path, &spec(title, "load (mean players / slots)", "share"), &series)?;
+    draw_chart(
+        &path,
+        &spec(title, "load (mean players / slots)", "share"),
+        &series,
+    )?;
     paths.push(path);
     Ok(paths)
 }
@@ -262,7 +277,11 @@ pub fn write_all(
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let rows: Vec<Steady> = loads
         .iter()
-        .flat_map(|l| l.runs.iter().map(|r| steady(l.load, r, cfg.pool.duration_min)))
+        .flat_map(|l| {
+            l.runs
+                .iter()
+                .map(|r| steady(l.load, r, cfg.pool.duration_min))
+        })
         .collect();
     write(&out.join("timeline.csv"), &timeline_csv(loads))?;
     write(&out.join("summary.csv"), &summary_csv(&rows))?;
@@ -273,7 +292,10 @@ pub fn write_all(
     if !cmp.is_empty() {
         figs.push(cma_figure(cmp, &out.join("figures"))?);
     }
-    write(&out.join("findings.md"), &findings_md(cfg, loads, &rows, cmp))?;
+    write(
+        &out.join("findings.md"),
+        &findings_md(cfg, loads, &rows, cmp),
+    )?;
     Ok(figs)
 }
 
@@ -415,7 +437,12 @@ fn tidy(x: f64) -> f64 {
 }
 
 /// `findings.md`.
-pub fn findings_md(cfg: &PlaynowConfig, loads: &[LoadRuns], rows: &[Steady], cmp: &[CmpRow]) -> String {
+pub fn findings_md(
+    cfg: &PlaynowConfig,
+    loads: &[LoadRuns],
+    rows: &[Steady],
+    cmp: &[CmpRow],
+) -> String {
     let slot_share = cfg.largest_slot_share();
     let mut md = format!(
         "# \"Play now\" population study (seed 000)\n\nPool: {}. Players arrive (Poisson), \

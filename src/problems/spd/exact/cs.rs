@@ -1,12 +1,12 @@
 //! `exact` for the CS model: one set cover per root (model and stages in
 //! [`super`]'s docs).
 
+use crate::core::{within_bound, Status};
 use crate::lp::highs::{minimise, Col, MipBuilder};
 use crate::problems::spd::exact::{
     keep_better, score, Deadline, HostStage, KeySearch, LexResult, Probe, Scored,
 };
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use crate::core::{within_bound, Status};
 use good_lp::{constraint, variable, Expression};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -347,7 +347,11 @@ fn path_values(cs: &Cs) -> Vec<f64> {
 
 /// Stage 2 alone: the least delay with at most `best`'s host count; `None`
 /// when proven, else why not.
-pub(crate) fn min_delay(inst: &SpdInstance, best: Scored, dl: &Deadline) -> (Scored, Option<String>) {
+pub(crate) fn min_delay(
+    inst: &SpdInstance,
+    best: Scored,
+    dl: &Deadline,
+) -> (Scored, Option<String>) {
     delay_stage(&Cs::new(inst), best, dl)
 }
 

@@ -2,11 +2,11 @@
 //! [`super`]'s docs). The searches of the lexicographic stages are
 //! in [`super::p2p_lex`].
 
-use crate::lp::highs::{minimise, Col, MipBuilder};
-use crate::problems::spd::exact::{keep_better, score, Deadline, HostStage, Probe, Scored};
-use crate::problems::spd::exact::p2p_few;
-use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use crate::core::{within_bound, Status};
+use crate::lp::highs::{minimise, Col, MipBuilder};
+use crate::problems::spd::exact::p2p_few;
+use crate::problems::spd::exact::{keep_better, score, Deadline, HostStage, Probe, Scored};
+use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use good_lp::{constraint, variable, Constraint, Expression};
 
 /// Which pair delays a model allows: `q` meets μ, `q <= hi` and `q >= lo`.

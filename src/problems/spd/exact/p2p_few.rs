@@ -8,8 +8,8 @@
 //!   the test is 2-SAT (implication graph, strongly connected components,
 //!   `O(m²)` per host pair, `O(n² · m²)` in all).
 
-use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::exact::p2p::{pair_q, Limits};
+use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 
 /// A solution with one host whose pairs fit `lim`, if any.

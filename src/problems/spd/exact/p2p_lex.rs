@@ -1,13 +1,13 @@
 //! `exact` for P2P, lexicographic stages: least delay, then least variation,
 //! at the proven host count `k*` (searches described in [`super`]).
 
+use crate::core::Status;
+use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits, P2pModel};
+use crate::problems::spd::exact::p2p_few;
 use crate::problems::spd::exact::{
     heuristic_incumbent, score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
 };
-use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits, P2pModel};
-use crate::problems::spd::exact::p2p_few;
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use crate::core::Status;
 
 /// Allowed `(client, access)` per server, sorted by access.
 type Allowed = Vec<Vec<(usize, f64)>>;
@@ -221,7 +221,11 @@ impl TwoPhase<'_> {
 
 /// Stage 2 alone: the least delay with at most `best`'s host count; `None`
 /// when proven, else why not.
-pub(crate) fn min_delay(inst: &SpdInstance, best: Scored, dl: &Deadline) -> (Scored, Option<String>) {
+pub(crate) fn min_delay(
+    inst: &SpdInstance,
+    best: Scored,
+    dl: &Deadline,
+) -> (Scored, Option<String>) {
     match allowed_pairs(inst, &Limits::bound(inst.bound)) {
         Ok(allowed) => delay_stage(inst, &allowed, best, dl),
         Err(_) => (best, Some("the pair filter failed".into())),

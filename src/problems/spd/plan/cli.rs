@@ -88,7 +88,16 @@ pub fn run_plan_spd(a: &PlanSpdArgs) -> Result<i32> {
 
 fn table(fr: &Frontier) -> String {
     let mut t = Table::new(
-        &["μ (ms)", "f = μ/Γ", "hosts", "lower bound", "status", "variation", "time ms", "note"],
+        &[
+            "μ (ms)",
+            "f = μ/Γ",
+            "hosts",
+            "lower bound",
+            "status",
+            "variation",
+            "time ms",
+            "note",
+        ],
         &[true, true, true, true, false, true, true, false],
     );
     for p in &fr.points {

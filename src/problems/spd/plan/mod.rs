@@ -288,7 +288,9 @@ pub fn factor_range(text: &str, gamma: f64) -> Result<(Option<f64>, Option<f64>)
         }
     }
     if (lo.is_some() || hi.is_some()) && !gamma.is_finite() {
-        return Err(bad("Γ is infinite (no root reaches every client), so f·Γ is undefined"));
+        return Err(bad(
+            "Γ is infinite (no root reaches every client), so f·Γ is undefined",
+        ));
     }
     Ok((lo.map(|f| f * gamma), hi.map(|f| f * gamma)))
 }

@@ -131,7 +131,10 @@ pub fn to_jsonl(fr: &Frontier) -> Result<String> {
 
 fn chart_spec(fr: &Frontier) -> ChartSpec {
     ChartSpec {
-        title: format!("{}: servers needed vs delay bound ({})", fr.instance, fr.model),
+        title: format!(
+            "{}: servers needed vs delay bound ({})",
+            fr.instance, fr.model
+        ),
         x_desc: "delay bound μ (ms)".into(),
         y_desc: "least host count".into(),
         log_x: false,

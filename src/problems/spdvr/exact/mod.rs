@@ -35,13 +35,13 @@
 use crate::lp::highs::{minimise, Col, MipBuilder, MipResult, MipSettings};
 pub(crate) mod p2p;
 
-use crate::problems::spdvr::chains::chains;
-use crate::problems::spdvr::spdvrp2p_h::host_list;
-use crate::problems::spdvr::engines::SpdvrEngine;
-use crate::core::{FailureReason, SolveOptions};
-use crate::problems::spd::engines::{SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::core::{within_bound, Status};
+use crate::core::{FailureReason, SolveOptions};
+use crate::problems::spd::engines::SpdOutcome;
+use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spdvr::chains::chains;
+use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::spdvrp2p_h::host_list;
 use good_lp::{constraint, variable, Constraint, Expression};
 
 /// `exact` for SPDVR.

@@ -1,14 +1,14 @@
 //! The P2P SPDVR MILP (model in [`super`]'s docs).
 
+use crate::core::SolveOptions;
+use crate::core::Status;
 use crate::lp::highs::{minimise, Col, MipBuilder};
+use crate::problems::spd::engines::SpdOutcome;
+use crate::problems::spd::eval::evaluate_spd;
+use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use crate::problems::spdvr::exact::{outcome, settings, start_values, Assign};
 use crate::problems::spdvr::p2p_vr_ls::{p2p_vr_ls, ROUNDS};
 use crate::problems::spdvr::spdvrp2p_h::host_list;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdOutcome};
-use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use crate::problems::spd::eval::evaluate_spd;
-use crate::core::Status;
 use good_lp::{constraint, variable, Constraint, Expression};
 
 /// Host-level columns: used flag, largest and least access.
