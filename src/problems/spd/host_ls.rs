@@ -4,15 +4,20 @@
 //! to close a host, moving each of
 //! its clients to another open host while the session delay stays within μ;
 //! a closure that strands a client is undone. Hosts are tried fewest clients
-//! first, passes repeat until no host closes. `exact` starts from its result.
+//! first, passes repeat until no host closes. Then swaps: open a closed
+//! server, close an open host, eliminate again; a swap is kept when the host
+//! count drops, and swaps repeat until none does. `exact` starts from its
+//! result.
 //!
 //! The check is incremental: in the P2P model the session delay is the
 //! largest of `A_s + D(s,t) + A_t` over open hosts `s != t` (`A_s` = the
 //! largest access on `s`) and of the two largest accesses on one host, so a
 //! move is tested against the per-host top two accesses in `O(k)` for `k`
-//! open hosts. One pass costs `O(m · k²)`; at most `k` passes close a host,
-//! so `O(m · k³)` in all (plus the start heuristics). Every result is
-//! re-checked by the evaluator.
+//! open hosts. One elimination pass costs `O(m · k²)`; at most `k` passes
+//! close a host, so `O(m · k³)`. A swap pass tries `O(k · n)` swaps, each an
+//! elimination, and each kept swap closes a host: `O(k² · n · m · k³)` in the
+//! worst case, far less in practice. Every result is re-checked by the
+//! evaluator.
 //!
 //! ```
 //! use serverpick::problems::spd::host_ls::host_ls;
@@ -157,6 +162,47 @@ fn eliminate(st: &mut State) {
     }
 }
 
+/// Open hosts (servers with clients).
+fn host_count(st: &State) -> usize {
+    let mut used = vec![false; st.open.len()];
+    for &s in &st.assign {
+        used[s] = true;
+    }
+    used.into_iter().filter(|&u| u).count()
+}
+
+/// One swap pass: for an open host `h` and a closed server `s`, open `s`,
+/// close `h` and run the elimination again; the first swap that lowers the
+/// host count is kept (true), every other is undone.
+fn swap_pass(st: &mut State) -> bool {
+    let before = host_count(st);
+    let n = st.open.len();
+    let open: Vec<usize> = (0..n).filter(|&h| st.open[h]).collect();
+    let closed: Vec<usize> = (0..n).filter(|&s| !st.open[s]).collect();
+    for &h in &open {
+        for &s in &closed {
+            let saved = (st.assign.clone(), st.top.clone(), st.open.clone());
+            st.open[s] = true;
+            st.top[s] = Top2::EMPTY;
+            if st.close(h) {
+                st.rebuild();
+                eliminate(st);
+                if host_count(st) < before {
+                    return true;
+                }
+            }
+            (st.assign, st.top, st.open) = saved;
+        }
+    }
+    false
+}
+
+/// Elimination, then swaps while a swap lowers the host count.
+fn improve(st: &mut State) {
+    eliminate(st);
+    while swap_pass(st) {}
+}
+
 /// The feasible solutions of the paper's P2P heuristics (the starts).
 fn starts(inst: &SpdInstance) -> Vec<SpdSolution> {
     let opts = SolveOptions::default();
@@ -175,7 +221,7 @@ pub fn host_ls(inst: &SpdInstance) -> Option<SpdSolution> {
     let mut best: Option<(SpdMetrics, SpdSolution)> = None;
     for first in starts(inst) {
         let mut st = State::new(inst, first.assign.clone());
-        eliminate(&mut st);
+        improve(&mut st);
         let sol = SpdSolution {
             root: None,
             assign: st.assign,
