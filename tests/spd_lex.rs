@@ -153,3 +153,17 @@ fn regression_p2p_40s_200c_lex_variation() {
         assert!(v <= 142.792 + 1e-6, "variation {v}");
     }
 }
+
+/// A variation test on which HiGHS's MIP ends with a solve error (its
+/// presolved answer does not fit the original model): `exact` must retry
+/// without presolve and prove the optimum, not stop at `time_limit`.
+#[test]
+fn regression_p2p_10s_28c_highs_solve_error() {
+    let inst = read_spd(&data("spd-p2p-10s-28c-highs-solve-error.json")).expect("reads");
+    let rec = exact(&inst, Some(120.0));
+    assert!(is_proven(&rec), "{:?}: {:?}", rec.status, rec.message);
+    let (h, d, v) = key_of(&rec);
+    assert_eq!(h, 3);
+    assert!(approx_eq(d, 498.884), "delay {d}");
+    assert!(approx_eq(v, 241.971), "variation {v}");
+}

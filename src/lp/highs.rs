@@ -17,7 +17,7 @@ use highs::{HighsModelStatus, HighsSolutionStatus, Model, SolvedModel};
 /// A model under construction: good_lp variables plus their column numbers
 /// (good_lp keeps a variable's index private; HiGHS columns follow creation
 /// order, so the builder counts them).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct MipBuilder {
     vars: ProblemVariables,
     count: usize,
@@ -128,6 +128,12 @@ impl MipResult {
 /// Minimises `objective` over the builder's variables subject to
 /// `constraints` with HiGHS. `start`: an optional full incumbent (one value
 /// per column, in order).
+///
+/// HiGHS has been seen to end a MIP with "solve error" when the answer of
+/// its presolved model does not fit the original one ("MIP solver claims
+/// optimality, but with primal infeasibilities", a P2P variation test of
+/// issue 10). Such a run is solved once more without presolve, in the time
+/// left.
 pub fn minimise(
     model: MipBuilder,
     objective: Expression,
@@ -135,14 +141,53 @@ pub fn minimise(
     start: Option<&[f64]>,
     settings: &MipSettings,
 ) -> MipResult {
-    let model = match prepare(model, objective, constraints, start, settings) {
-        Ok(m) => m,
-        Err(e) => return e,
-    };
-    match solve_rechecked(model, settings) {
-        Ok((solved, rechecked)) => read_result(solved, rechecked),
-        Err(e) => e,
+    let began = std::time::Instant::now();
+    let spare = (model.clone(), objective.clone(), constraints.clone());
+    match solve_once(model, objective, constraints, start, settings, true) {
+        Ok(r) => r,
+        Err(Failure::Done(r)) => r,
+        Err(Failure::Run(first)) => {
+            let mut again = settings.clone();
+            again.time_limit = settings
+                .time_limit
+                .map(|t| (t - began.elapsed().as_secs_f64()).max(0.0));
+            let (m, o, c) = spare;
+            match solve_once(m, o, c, start, &again, false) {
+                Ok(r) => r,
+                Err(Failure::Done(r)) => r,
+                Err(Failure::Run(e)) => {
+                    MipResult::error(format!("HiGHS failed: {first}; without presolve: {e}"))
+                }
+            }
+        }
     }
+}
+
+/// Why a solve gave no result of its own.
+enum Failure {
+    /// HiGHS's run itself failed (the message); worth a retry.
+    Run(String),
+    /// A final answer (e.g. the model or an option was refused).
+    Done(MipResult),
+}
+
+fn solve_once(
+    model: MipBuilder,
+    objective: Expression,
+    constraints: Vec<Constraint>,
+    start: Option<&[f64]>,
+    settings: &MipSettings,
+    presolve: bool,
+) -> Result<MipResult, Failure> {
+    let mut model =
+        prepare(model, objective, constraints, start, settings).map_err(Failure::Done)?;
+    if !presolve && model.try_set_option("presolve", "off").is_err() {
+        return Err(Failure::Done(MipResult::error(
+            "HiGHS refused presolve = off".into(),
+        )));
+    }
+    let (solved, rechecked) = solve_rechecked(model, settings)?;
+    Ok(read_result(solved, rechecked))
 }
 
 /// Builds the HiGHS model with the settings and the start.
@@ -196,12 +241,11 @@ fn prepare(
 
 /// Solves; an `Infeasible` claim is accepted only when a re-solve without
 /// presolve agrees (the flag says whether one ran).
-fn solve_rechecked(model: Model, settings: &MipSettings) -> Result<(SolvedModel, bool), MipResult> {
+fn solve_rechecked(model: Model, settings: &MipSettings) -> Result<(SolvedModel, bool), Failure> {
     let began = std::time::Instant::now();
-    let mut solved = match model.try_solve() {
-        Ok(s) => s,
-        Err(e) => return Err(MipResult::error(format!("HiGHS failed: {e:?}"))),
-    };
+    let mut solved = model
+        .try_solve()
+        .map_err(|e| Failure::Run(format!("{e:?}")))?;
     let mut rechecked = false;
     if solved.status() == HighsModelStatus::Infeasible {
         // HiGHS's MIP presolve sometimes declares feasible models infeasible
@@ -215,13 +259,17 @@ fn solve_rechecked(model: Model, settings: &MipSettings) -> Result<(SolvedModel,
         if again.try_set_option("presolve", "off").is_err()
             || left.is_some_and(|t| again.try_set_option("time_limit", t).is_err())
         {
-            return Err(MipResult::error(
+            return Err(Failure::Done(MipResult::error(
                 "HiGHS refused the presolve re-check options".into(),
-            ));
+            )));
         }
         solved = match again.try_solve() {
             Ok(s) => s,
-            Err(e) => return Err(MipResult::error(format!("HiGHS failed: {e:?}"))),
+            Err(e) => {
+                return Err(Failure::Done(MipResult::error(format!(
+                    "HiGHS failed in the re-check without presolve: {e:?}"
+                ))))
+            }
         };
         rechecked = true;
     }
