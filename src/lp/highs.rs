@@ -73,6 +73,10 @@ pub struct MipSettings {
     pub threads: u32,
     /// Random seed handed to HiGHS.
     pub seed: u64,
+    /// Keep a copy of the model to solve it again without presolve if
+    /// HiGHS's run fails (see [`minimise`]). Costs a copy of the good_lp
+    /// model; off for large pure LPs.
+    pub retry_without_presolve: bool,
 }
 
 impl Default for MipSettings {
@@ -83,6 +87,7 @@ impl Default for MipSettings {
             abs_gap: 1e-6,
             threads: 1,
             seed: 0,
+            retry_without_presolve: true,
         }
     }
 }
@@ -142,16 +147,20 @@ pub fn minimise(
     settings: &MipSettings,
 ) -> MipResult {
     let began = std::time::Instant::now();
-    let spare = (model.clone(), objective.clone(), constraints.clone());
+    let spare = settings
+        .retry_without_presolve
+        .then(|| (model.clone(), objective.clone(), constraints.clone()));
     match solve_once(model, objective, constraints, start, settings, true) {
         Ok(r) => r,
         Err(Failure::Done(r)) => r,
         Err(Failure::Run(first)) => {
+            let Some((m, o, c)) = spare else {
+                return MipResult::error(format!("HiGHS failed: {first}"));
+            };
             let mut again = settings.clone();
             again.time_limit = settings
                 .time_limit
                 .map(|t| (t - began.elapsed().as_secs_f64()).max(0.0));
-            let (m, o, c) = spare;
             match solve_once(m, o, c, start, &again, false) {
                 Ok(r) => r,
                 Err(Failure::Done(r)) => r,

@@ -50,6 +50,8 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
     let settings = MipSettings {
         time_limit: deadline.remaining(),
         seed: opts.seed,
+        // a pure LP of up to LP_MAX_CELLS columns: no spare copy
+        retry_without_presolve: false,
         ..MipSettings::default()
     };
     let r = minimise(b, objective, constraints, None, &settings);

@@ -100,6 +100,7 @@ pub(crate) fn settings(opts: &SolveOptions) -> MipSettings {
         abs_gap: 1e-6,
         threads: 1,
         seed: opts.seed,
+        ..MipSettings::default()
     }
 }
 
