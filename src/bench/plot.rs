@@ -149,7 +149,7 @@ fn fmt_tick(v: f64) -> String {
 
 /// Width of the legend panel right of the plot area (the legend never
 /// covers data).
-const LEGEND_WIDTH: u32 = 230;
+const LEGEND_WIDTH: u32 = 300;
 
 fn draw_on<X, Y>(path: &Path, spec: &ChartSpec, series: &[Series], x: X, y: Y) -> Result<()>
 where
@@ -220,10 +220,10 @@ fn draw_line<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
 /// The legend, one row per series (its marker, its line pattern, its label;
 /// series with identical points are named together), in its own panel.
 fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Series]) -> Result<()> {
-    let font = ("sans-serif", 15).into_font();
+    let font = ("sans-serif", 14).into_font();
+    let mut y = 70;
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let y = 70 + 26 * i as i32;
         let line: Vec<(i32, i32)> = vec![(8, y), (40, y)];
         if s.style == Style::Line {
             let style = color.stroke_width(2);
@@ -244,10 +244,41 @@ fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Seri
         } else {
             format!("{} ({})", s.label, same.join("; "))
         };
-        area.draw(&Text::new(label, (48, y - 8), font.clone()))
+        let lines = wrap(&label, LEGEND_CHARS);
+        for (k, text) in lines.iter().enumerate() {
+            area.draw(&Text::new(
+                text.clone(),
+                (48, y - 8 + 17 * k as i32),
+                font.clone(),
+            ))
             .map_err(plot_err)?;
+        }
+        y += 10 + 17 * lines.len().max(1) as i32;
     }
     Ok(())
+}
+
+/// Characters per legend line (the legend panel is [`LEGEND_WIDTH`] wide).
+const LEGEND_CHARS: usize = 30;
+
+/// Splits `text` into lines of at most `width` characters at spaces (a
+/// longer word gets a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 /// How `a` hides under `b`: `= b` when every point of `a` is one of `b`'s,
@@ -432,5 +463,17 @@ pub fn series_table(
             })
             .collect();
         let _ = writeln!(md, "| {} | {} |", s.label, cells.join(" | "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn legend_labels_wrap_at_spaces() {
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(wrap("averylongword x", 4), vec!["averylongword", "x"]);
+        assert!(wrap("", 4).is_empty());
     }
 }
