@@ -208,6 +208,14 @@ fn the_cli_writes_the_out_folder_and_eval_accepts_the_solution() {
     let sol = out.join("solution.json");
     let e = serverpick(&["eval", &inst, sol.to_str().unwrap()]);
     assert!(e.status.success(), "{}{}", text(&e.stdout), text(&e.stderr));
+    // The file is filled by the CMA evaluator and never claims the
+    // instance's optimum: the K-mirror proof sits in its metrics.
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sol).unwrap()).unwrap();
+    assert_eq!(rec["status"], "feasible", "{rec}");
+    assert!(rec["bound"].is_null(), "{rec}");
+    assert_eq!(rec["metrics"]["plan_status"], "optimal", "{rec}");
+    assert_eq!(rec["objective"], rec["metrics"]["total_delay"], "{rec}");
     // The whole curve: K = 1 is infeasible (no mirror holds 6 players).
     let out2 = dir.path().join("curve");
     let o = serverpick(&["plan", "cma", &inst, "--out", out2.to_str().unwrap()]);

@@ -8,7 +8,9 @@ use super::curve::{rel_gap, Plan};
 use super::exact::PointResult;
 use crate::bench::plot::{draw_chart, ChartSpec, Series, Style};
 use crate::core::table::Table;
-use crate::core::{SolveRecord, Status};
+use crate::core::{fill_record, Outcome, SolveRecord, Status};
+use crate::problems::cma::engines::CmaSolution;
+use crate::problems::cma::eval::{evaluate_cma_static, DEFAULT_THRESHOLD_MS};
 use crate::error::{Error, Result};
 use crate::problems::cma::model::CmaInstance;
 use serde_json::{json, Value};
@@ -115,32 +117,46 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::io(path, e))
 }
 
-/// The solution file of one point (`solve --out`'s format: `eval` reads
-/// its `solution.assign`). The objective is the total delay; the bound is
-/// given when it bounds that (no opening costs).
+/// The solution file of one point (`solve --out`'s format). The CMA
+/// evaluator fills the record (objective = total delay, metrics, checks);
+/// its status is `feasible`: the point's optimum is over K open mirrors, not
+/// the instance's CMA optimum, so the p-median proof goes into the metrics
+/// (`plan_status`, `plan_bound`) and the message, never into `bound`.
 fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
     let mut r = SolveRecord::unsolved(&inst.name, "cma", &format!("plan-{}", plan.engine));
-    r.status = p.status;
     r.time_ms = p.time_ms;
-    if let Some(b) = &p.best {
-        r.objective = Some(b.delay);
-        if !plan.with_costs {
-            r.bound = p.bound;
-            r.gap = p.bound.map(|l| rel_gap(b.delay, l));
-        }
-        r.solution = Some(json!({ "assign": b.assign }));
-        r.metrics.insert("k".into(), json!(p.k));
-        r.metrics
-            .insert("avg_delay".into(), json!(b.delay / inst.clients() as f64));
-        r.metrics
-            .insert("open_cost".into(), json!(b.objective - b.delay));
-        r.metrics.insert("open".into(), json!(b.open));
-        r.message = Some(format!(
-            "plan cma: {} of {} mirrors opened",
+    let Some(b) = &p.best else {
+        r.status = p.status;
+        return r;
+    };
+    let proof = if p.status == Status::Optimal {
+        "proven the least objective over every choice of K mirrors"
+    } else {
+        "not proven over every choice of K mirrors"
+    };
+    let outcome = Outcome {
+        status: Status::Feasible,
+        solution: Some(CmaSolution {
+            assign: b.assign.clone(),
+        }),
+        bound: None,
+        message: Some(format!(
+            "plan cma: {} of {} mirrors opened; {proof}",
             p.k,
             inst.mirrors()
-        ));
-    }
+        )),
+        reason: None,
+    };
+    fill_record(&mut r, outcome, |sol| {
+        evaluate_cma_static(inst, &sol.assign, DEFAULT_THRESHOLD_MS).verdict()
+    });
+    let m = &mut r.metrics;
+    m.insert("k".into(), json!(p.k));
+    m.insert("open_cost".into(), json!(b.objective - b.delay));
+    m.insert("open".into(), json!(b.open));
+    m.insert("plan_status".into(), json!(p.status));
+    m.insert("plan_objective".into(), json!(b.objective));
+    m.insert("plan_bound".into(), json!(p.bound));
     r
 }
 
