@@ -92,7 +92,14 @@ fn brute_force_agrees_on_the_largest_tiny_instances() {
 fn heuristic_names(model: CommModel) -> Vec<&'static str> {
     match model {
         CommModel::Cs => vec!["alg-m", "spdcs-h", "k-best"],
-        CommModel::P2p => vec!["alg-m", "spdp2p-h", "zizo", "host-ls", "k-best"],
+        CommModel::P2p => vec![
+            "alg-m",
+            "spdp2p-h",
+            "zizo",
+            "host-ls",
+            "host-search",
+            "k-best",
+        ],
     }
 }
 

@@ -8,14 +8,17 @@
 //! | `spdp2p-h`  | SPDP2P-H                   | P2P     | [`spdp2p_h`](super::spdp2p_h::spdp2p_h) |
 //! | `zizo`      | Zoom-In Zoom-Out (Lee et al.) | P2P  | [`zizo`](super::zizo::zizo) |
 //! | `host-ls`   | beyond the paper: P2P host-elimination local search | P2P | [`host_ls`](super::host_ls::host_ls) |
+//! | `host-search` | beyond the paper: restarted constraint search for fewer P2P hosts | P2P | [`host_search`](super::host_search::host_search) |
 //! | `k-best`    | k-best (brute force over k-subsets) | CS, P2P | [`k_best`](super::k_best::k_best) |
-//! | `exact`     | MILP on HiGHS              | CS, P2P | [`exact`](super::exact) |
+//! | `exact`     | CS: set-cover MILPs on HiGHS; P2P: constraint search (MILP fallback) | CS, P2P | [`exact`](super::exact) |
 
 use crate::core::{fill_record, FailureReason, Outcome, ParamKind, ParamSpec, SolveOptions};
 use crate::core::{SolveRecord, Status};
 use crate::error::{Error, Result};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spd::{algorithm_matching, exact, host_ls, k_best, spdcs_h, spdp2p_h, zizo};
+use crate::problems::spd::{
+    algorithm_matching, exact, host_ls, host_search, k_best, spdcs_h, spdp2p_h, zizo,
+};
 use serde_json::json;
 use std::time::Instant;
 
@@ -57,6 +60,7 @@ pub fn spd_engines() -> Vec<Box<dyn SpdEngine>> {
         Box::new(spdp2p_h::Spdp2pH),
         Box::new(zizo::Zizo),
         Box::new(host_ls::HostLs),
+        Box::new(host_search::HostSearch),
         Box::new(k_best::KBest),
         Box::new(exact::ExactSpd),
     ]

@@ -22,6 +22,7 @@ pub mod exact;
 pub mod file;
 pub mod gen;
 pub mod host_ls;
+pub mod host_search;
 pub mod k_best;
 pub mod model;
 pub mod plan;
@@ -80,7 +81,11 @@ impl Family for SpdFamily {
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        vec![engines::KBEST_MAX_SUBSETS, engines::LEXICOGRAPHIC]
+        vec![
+            engines::KBEST_MAX_SUBSETS,
+            engines::LEXICOGRAPHIC,
+            host_search::HOST_SEARCH_NODES,
+        ]
     }
 
     fn size_label(&self) -> &'static str {

@@ -13,7 +13,7 @@
 //!   a lexicographic stage hit the deadline; the message names the proven
 //!   stage and the ones not proven, and the solution is the best found.
 //! * `infeasible`: proven that no solution meets μ (CS: Γ > μ, `message`
-//!   gives Γ; P2P: the host-count MILP is infeasible, or a client has no
+//!   gives Γ; P2P: no host count is feasible, or a client has no
 //!   usable server).
 //! * `time_limit` with a lower `bound`: the deadline ([`SolveOptions::time_limit`], for the whole
 //!   run, heuristics included) hit before the host count was proven; the
@@ -58,9 +58,23 @@
 //!   size `<= k*` using only pairs with `L <= p <= T*`; each client then takes
 //!   a host within the window. `V* = 2·(T* − L*)`.
 //!
-//! # P2P model ([`p2p`])
+//! # P2P ([`p2p_search`], [`p2p_hosts`], [`p2p_lex`]; MILP in [`p2p`])
 //!
-//! `x_cs ∈ {0,1}`: client `c` uses server `s` (only for pairs that can meet μ
+//! Every P2P test, "is there an assignment with at most `k` hosts whose pair
+//! delays fit the limits?", is decided by a depth-first constraint search
+//! ([`p2p_search`]): per host the envelope of its clients' accesses, per
+//! server the window of accesses a client may still take there (pair delays
+//! are monotone, so only envelope extremes matter), free and forced
+//! clients, an orphan lower bound, and branching on the client with fewest
+//! options. The host stage ([`p2p_hosts`]) decides `k = 1, 2, …` up to the
+//! incumbent's count; the first feasible `k` is proven minimal. The
+//! lexicographic stages run the same test with the thresholds below.
+//! Instances too large for the search's bitsets (over
+//! [`p2p_search::MAX_PREFIX_WORDS`] words) use the level-indicator MILP
+//! instead, stated next; the two are checked against each other and
+//! against brute force in the tests.
+//!
+//! The MILP: `x_cs ∈ {0,1}`: client `c` uses server `s` (only for pairs that can meet μ
 //! with every other client somewhere); `Σ_s x_cs = 1`. Per server `s`, the
 //! distinct access latencies of its possible clients sorted ascending,
 //! `α_s0 < α_s1 < …`, and level indicators `z_sk ∈ {0,1}` = "some client with
@@ -79,34 +93,35 @@
 //!
 //! A single client needs one host (its delay is 0 by definition).
 //!
-//! One and two hosts are decided by enumeration before any MILP
+//! On the MILP route, one and two hosts are decided by enumeration first
 //! ([`p2p_few`]): one host = every client on one server; two
 //! hosts `{s, t}` = a 2-SAT over "client on `s` or on `t`" whose clauses are
-//! the conflicting pairs of choices. So `k* <= 2` is proven without HiGHS, a
-//! MILP for `k*` runs only with the proven lower bound 3, and the
-//! lexicographic tests at `k* <= 2` are enumerations too (exact, and much
-//! faster than the MILP on the paper's instances).
+//! the conflicting pairs of choices.
 //!
-//! Lexicographic delay for P2P: the same model with the bound `θ` (a pair
-//! fits iff it meets μ and `q <= θ`) and `Σ z_s0 <= k*`: first a test of the
+//! Lexicographic delay for P2P: the test with the bound `θ` (a pair
+//! fits iff it meets μ and `q <= θ`) and at most `k*` hosts: first a test of the
 //! next candidate below the incumbent's delay (heuristics are often optimal),
 //! then bisection between a
 //! proven-infeasible `θ` and the delay of the best solution found, first on
 //! reals while more than [`CANDIDATE_LIMIT`] candidate pair values lie
 //! between them, then over the explicit sorted list of candidate values
 //! `a(i,s) + D(s,t) + a(j,t)`, so the result is exact.
-//! Variation for P2P: the same model on both sides — a mirrored set of level
-//! indicators over descending access latencies forbids pairs with `q < L` —
-//! and the largest feasible `L` at `θ = D*` is searched the same way.
+//! Variation for P2P: the test on both sides (the search's envelopes have
+//! both extremes; the MILP mirrors its level indicators over descending
+//! access latencies to forbid pairs with `q < L`), and the largest
+//! feasible `L` at `θ = D*` is searched the same way.
 //!
 //! Complexity: exponential in the worst case (set cover and the P2P model
-//! are NP-hard); per CS test `n` set covers of `n` columns and `m` rows; the P2P
-//! model has `O(n·m)` binaries and `O(n²·m)` conflict rows.
+//! are NP-hard); per CS test `n` set covers of `n` columns and `m` rows; a
+//! P2P search node costs `O(n·m/64 + n·log m + Σ_s |window_s|)`; the P2P
+//! MILP has `O(n·m)` binaries and `O(n²·m)` conflict rows.
 
 pub mod cs;
 pub mod p2p;
 pub mod p2p_few;
+pub mod p2p_hosts;
 pub mod p2p_lex;
+pub mod p2p_search;
 
 use crate::core::SolveOptions;
 use crate::core::Status;
@@ -115,6 +130,7 @@ use crate::problems::spd::algorithm_matching::AlgorithmMatching;
 use crate::problems::spd::engines::{SpdEngine, SpdOutcome, LEXICOGRAPHIC};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
 use crate::problems::spd::host_ls::HostLs;
+use crate::problems::spd::host_search::{host_search_from, HOST_SEARCH_NODES};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::spdcs_h::SpdcsH;
 use crate::problems::spd::spdp2p_h::Spdp2pH;
@@ -212,6 +228,30 @@ pub(crate) fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Op
         }
     }
     best
+}
+
+/// The exact search's start: the heuristics' best and, for P2P, what
+/// `host-search` makes of it (same node budget and seed as the engine, so
+/// `exact` is never worse than it); with the lower bound on the host count,
+/// raised to the start's count when `host-search` proved it minimal.
+fn start(
+    inst: &SpdInstance,
+    opts: &SolveOptions,
+    known_lb: usize,
+    dl: &Deadline,
+) -> (Option<Scored>, usize) {
+    let incumbent = heuristic_incumbent(inst, opts);
+    if inst.model == CommModel::Cs {
+        return (incumbent, known_lb);
+    }
+    let nodes = opts.count(&HOST_SEARCH_NODES);
+    match host_search_from(inst, incumbent, nodes, opts.seed, *dl) {
+        (Some(sc), true) => {
+            let lb = known_lb.max(sc.metrics.hosts);
+            (Some(sc), lb)
+        }
+        (best, _) => (best, known_lb),
+    }
 }
 
 /// How the host-count stage ended.
@@ -349,10 +389,10 @@ impl SpdEngine for ExactSpd {
         if inst.clients() == 1 {
             return single_client(inst);
         }
-        let incumbent = heuristic_incumbent(inst, opts);
+        let (incumbent, lb) = start(inst, opts, 1, &deadline);
         let host = match inst.model {
-            CommModel::Cs => cs::min_hosts(inst, incumbent, 1, &deadline),
-            CommModel::P2p => p2p::min_hosts(inst, incumbent, 1, &deadline),
+            CommModel::Cs => cs::min_hosts(inst, incumbent, lb, &deadline),
+            CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, &deadline),
         };
         let lexicographic = opts.flag(&LEXICOGRAPHIC);
         let lex = match (&host, lexicographic) {
@@ -384,10 +424,10 @@ pub(crate) fn hosts_then_delay(
             None => (HostStage::Infeasible(out.message.unwrap_or_default()), None),
         };
     }
-    let incumbent = heuristic_incumbent(inst, opts);
+    let (incumbent, lb) = start(inst, opts, known_lb, &deadline);
     let host = match inst.model {
-        CommModel::Cs => cs::min_hosts(inst, incumbent, known_lb, &deadline),
-        CommModel::P2p => p2p::min_hosts(inst, incumbent, known_lb, &deadline),
+        CommModel::Cs => cs::min_hosts(inst, incumbent, lb, &deadline),
+        CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, &deadline),
     };
     let delay = match &host {
         HostStage::Proven(sc) => Some(match inst.model {

@@ -4,8 +4,7 @@
 
 use crate::core::{within_bound, Status};
 use crate::lp::highs::{minimise, Col, MipBuilder};
-use crate::problems::spd::exact::p2p_few;
-use crate::problems::spd::exact::{keep_better, score, Deadline, HostStage, Probe, Scored};
+use crate::problems::spd::exact::Deadline;
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use good_lp::{constraint, variable, Constraint, Expression};
 
@@ -30,11 +29,11 @@ impl Limits {
         }
     }
 
-    fn hi_ok(&self, q: f64) -> bool {
+    pub(crate) fn hi_ok(&self, q: f64) -> bool {
         within_bound(q, self.mu) && q <= self.hi
     }
 
-    fn lo_ok(&self, q: f64) -> bool {
+    pub(crate) fn lo_ok(&self, q: f64) -> bool {
         q >= self.lo
     }
 
@@ -433,98 +432,6 @@ fn extract(
     })
 }
 
-/// One and two hosts by enumeration ([`p2p_few`]): `Ok` when that
-/// settles the host count (or the deadline hit), else the incumbent and the
-/// proven lower bound 3.
-#[allow(clippy::result_large_err)]
-fn few_hosts(
-    inst: &SpdInstance,
-    incumbent: Option<Scored>,
-    dl: &Deadline,
-) -> Result<HostStage, (Option<Scored>, usize)> {
-    let lim = Limits::bound(inst.bound);
-    let best = incumbent;
-    for k in 1..=2 {
-        if let Some(sc) = best.as_ref().filter(|s| s.metrics.hosts <= k) {
-            return Ok(HostStage::Proven(sc.clone()));
-        }
-        let probe = match k {
-            1 => p2p_few::single_host(inst, &lim),
-            _ => p2p_few::at_most_two_hosts(inst, &lim, dl),
-        };
-        match probe {
-            // the incumbent has more than k hosts: the found solution wins
-            Probe::Feasible(sc) => return Ok(HostStage::Proven(sc)),
-            Probe::Infeasible => {}
-            Probe::Unknown(_) => return Ok(HostStage::Unproven(best, k)),
-        }
-    }
-    Err((best, 3))
-}
-
-/// Stage 1: the proven least host count, knowing that no solution has
-/// fewer than `known_lb` hosts (1 when nothing is known).
-pub(crate) fn min_hosts(
-    inst: &SpdInstance,
-    incumbent: Option<Scored>,
-    known_lb: usize,
-    dl: &Deadline,
-) -> HostStage {
-    let model = match P2pModel::new(inst, Limits::bound(inst.bound)) {
-        Ok(m) => m,
-        Err(c) => {
-            return match incumbent {
-                None => HostStage::Infeasible(format!(
-                    "client {c} cannot meet μ = {} with every other client from any server",
-                    inst.bound
-                )),
-                Some(sc) => HostStage::Failed(
-                    "the pair filter rejects a feasible solution".into(),
-                    Some(sc),
-                ),
-            }
-        }
-    };
-    if let Some(sc) = incumbent.as_ref().filter(|sc| sc.metrics.hosts <= known_lb) {
-        return HostStage::Proven(sc.clone());
-    }
-    let (mut best, few_lb) = if known_lb >= 3 {
-        (incumbent, known_lb)
-    } else {
-        match few_hosts(inst, incumbent, dl) {
-            Ok(done) => return done,
-            Err(state) => state,
-        }
-    };
-    // The few-host stage proved `few_lb` hosts necessary: an incumbent with
-    // that many is optimal without the MILP.
-    if let Some(sc) = best.as_ref().filter(|sc| sc.metrics.hosts <= few_lb) {
-        return HostStage::Proven(sc.clone());
-    }
-    let start = best.as_ref().map(|s| s.sol.clone());
-    let ans = model.solve(None, false, start.as_ref(), dl);
-    keep_better(&mut best, ans.solution.and_then(|s| score(inst, s)));
-    let why = ans.message.unwrap_or_default();
-    let lb = ans.bound.map_or(1.0, |b| (b - 1e-6).ceil().max(1.0)) as usize;
-    let lb = lb.max(few_lb);
-    match (ans.status, best) {
-        (Status::Optimal, Some(sc)) if sc.metrics.hosts <= lb => HostStage::Proven(sc),
-        (Status::Infeasible, None) => HostStage::Infeasible(format!(
-            "the host-count MILP is infeasible: no assignment meets μ = {}",
-            inst.bound
-        )),
-        (Status::TimeLimit, best) => {
-            let lb = best.as_ref().map_or(lb, |s| lb.min(s.metrics.hosts));
-            HostStage::Unproven(best, lb)
-        }
-        (Status::Optimal, best) => HostStage::Failed(
-            format!("the MILP optimum {lb} has no solution the evaluator accepts ({why})"),
-            best,
-        ),
-        (status, best) => HostStage::Failed(format!("{status}: {why}"), best),
-    }
-}
-
 #[cfg(test)]
 #[path = "p2p_tests.rs"]
-mod tests;
+pub(crate) mod tests;

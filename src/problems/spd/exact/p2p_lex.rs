@@ -3,10 +3,10 @@
 
 use crate::core::Status;
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits, P2pModel};
-use crate::problems::spd::exact::p2p_few;
 use crate::problems::spd::exact::{
     heuristic_incumbent, score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
 };
+use crate::problems::spd::exact::{p2p_few, p2p_search};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 
 /// Allowed `(client, access)` per server, sorted by access.
@@ -116,13 +116,18 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
     if dl.expired() {
         return Probe::Unknown("the deadline was hit".into());
     }
+    if k > 2 {
+        if let Some(sc) = heuristic_at(inst, &lim, k) {
+            return Probe::Feasible(sc);
+        }
+    }
+    if let Some(p) = p2p_search::decide(inst, lim, k, u64::MAX, dl) {
+        return p;
+    }
     match k {
         1 => return p2p_few::single_host(inst, &lim),
         2 => return p2p_few::at_most_two_hosts(inst, &lim, dl),
         _ => {}
-    }
-    if let Some(sc) = heuristic_at(inst, &lim, k) {
-        return Probe::Feasible(sc);
     }
     let Ok(model) = P2pModel::new(inst, lim) else {
         return Probe::Infeasible;

@@ -2,12 +2,14 @@
 //! enumeration).
 
 use super::*;
+use crate::core::Status;
 use crate::net::network::ServerNetwork;
+use crate::problems::spd::exact::score;
 use crate::problems::spd::model::{BoundSpec, CommModel};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn tiny(n: usize, m: usize, f: f64, seed: u64) -> SpdInstance {
+pub(crate) fn tiny(n: usize, m: usize, f: f64, seed: u64) -> SpdInstance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut links = Vec::new();
     for u in 0..n {
@@ -32,7 +34,7 @@ fn tiny(n: usize, m: usize, f: f64, seed: u64) -> SpdInstance {
 
 /// Brute force: is there an assignment with at most `k` hosts whose
 /// pairs all fit `lim`? Checked pair by pair with `pair_q`.
-fn exists(inst: &SpdInstance, lim: &Limits, k: usize) -> bool {
+pub(crate) fn exists(inst: &SpdInstance, lim: &Limits, k: usize) -> bool {
     let (n, m) = (inst.servers(), inst.clients());
     let mut idx = vec![0usize; m];
     loop {

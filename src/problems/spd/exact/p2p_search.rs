@@ -1,0 +1,609 @@
+//! `exact` for P2P: the decision "is there an assignment with at most `k`
+//! hosts whose pair delays all fit the limits?" by a depth-first constraint
+//! search (beyond the paper; far faster than the MILP at 40–80 servers).
+//!
+//! # The search
+//!
+//! Each host `s` keeps its *envelope*: the least and the largest access
+//! latency of its clients, `lo_s <= hi_s`. Every pair delay is monotone in
+//! both accesses, so all pairs fit iff the extremes do: `hi_s + D(s,t) +
+//! hi_t` fits the upper limit (and `lo_s + D(s,t) + lo_t` the lower one) for
+//! hosts `s != t`, and a client joining `s` fits with `hi_s` and `lo_s`
+//! (distinct pairs on one host). So for every server `s` the access values
+//! a client may have on `s` form a *window*, one contiguous run of `s`'s
+//! clients sorted by access ([`allowed_pairs`]), narrowed by binary search
+//! (with the evaluator's exact arithmetic, [`pair_q`]) each time an envelope
+//! grows. Clients are bitsets; a window is the difference of two prefix
+//! bitsets.
+//!
+//! A node of the search:
+//! 1. *Free clients*: an unassigned client inside a host's envelope and
+//!    window joins it (that changes no envelope, so it never hurts).
+//! 2. *Options*: per unassigned client, the hosts whose window holds it and,
+//!    while fewer than `k` hosts are open, the other servers whose window
+//!    holds it. No option: dead end. One option: forced (then repeat).
+//! 3. *Orphan bound*: clients no host can take need new hosts; a greedy set
+//!    of orphans no new server can take two of (window and same-host pair)
+//!    needs that many new hosts: prune when the open hosts plus it exceed `k`.
+//! 4. *Branch* on the client with fewest options (orphans first): existing
+//!    hosts by least envelope growth, then new servers by how many
+//!    unassigned clients their window holds.
+//!
+//! Every step is exact (no float slack beyond the evaluator's own
+//! [`within_bound`](crate::core::within_bound)); the solution found is
+//! re-checked by the evaluator. A node budget and the deadline stop it:
+//! then the answer is [`Probe::Unknown`].
+//!
+//! Complexity: exponential in the worst case (the problem is NP-hard); a
+//! node costs `O(n·m/64 + n·log m + Σ_s |window_s|)` for `n` servers and
+//! `m` clients; the prefix bitsets take `O(Σ_s |allowed_s| · m/64)` words.
+
+use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits};
+use crate::problems::spd::exact::{score, Deadline, Probe};
+use crate::problems::spd::model::{SpdInstance, SpdSolution};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Most prefix-bitset words the search allocates (`Σ_s (|allowed_s|+1) ·
+/// ⌈m/64⌉`); above it the search declines (the MILP runs instead).
+pub(crate) const MAX_PREFIX_WORDS: usize = 40_000_000;
+
+/// Why a search stopped without an answer.
+enum Stop {
+    Budget,
+    Deadline,
+}
+
+/// Client bitsets.
+type Bits = Vec<u64>;
+
+fn set(b: &mut [u64], i: usize) {
+    b[i / 64] |= 1 << (i % 64);
+}
+
+fn clear(b: &mut [u64], i: usize) {
+    b[i / 64] &= !(1 << (i % 64));
+}
+
+fn has(b: &[u64], i: usize) -> bool {
+    b[i / 64] >> (i % 64) & 1 == 1
+}
+
+fn ones(b: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    b.iter().enumerate().flat_map(|(w, &word)| {
+        let mut x = word;
+        std::iter::from_fn(move || {
+            (x != 0).then(|| {
+                let i = x.trailing_zeros() as usize;
+                x &= x - 1;
+                w * 64 + i
+            })
+        })
+    })
+}
+
+/// Bits of a [`Counts`] counter (counts saturate at `2^SLICES`).
+const SLICES: usize = 7;
+
+/// Per-client counters as bit slices (`1, 2, 4, …`, and "saturated"):
+/// adding a bitset costs a few word operations per word.
+struct Counts {
+    b: [Bits; SLICES],
+    sat: Bits,
+}
+
+impl Counts {
+    fn new(w: usize) -> Self {
+        Counts {
+            b: std::array::from_fn(|_| vec![0; w]),
+            sat: vec![0; w],
+        }
+    }
+
+    /// Adds one to every client in `x`.
+    fn add(&mut self, x: &[u64]) {
+        for (i, &v) in x.iter().enumerate() {
+            let mut carry = v;
+            for slice in &mut self.b {
+                let next = slice[i] & carry;
+                slice[i] ^= carry;
+                carry = next;
+            }
+            self.sat[i] |= carry;
+        }
+    }
+
+    /// Client `c`'s count (`2^SLICES` stands for "that many or more").
+    fn get(&self, c: usize) -> u32 {
+        if has(&self.sat, c) {
+            return 1 << SLICES;
+        }
+        (0..SLICES)
+            .map(|k| u32::from(has(&self.b[k], c)) << k)
+            .sum()
+    }
+
+    /// Clients with at least one.
+    fn any(&self) -> Bits {
+        (0..self.sat.len())
+            .map(|i| self.b.iter().fold(self.sat[i], |acc, s| acc | s[i]))
+            .collect()
+    }
+
+    /// Clients with exactly one.
+    fn single(&self) -> Bits {
+        (0..self.sat.len())
+            .map(|i| {
+                let rest = self.b[1..].iter().fold(self.sat[i], |acc, s| acc | s[i]);
+                self.b[0][i] & !rest
+            })
+            .collect()
+    }
+}
+
+/// The fixed data of one decision.
+pub(crate) struct Search<'a> {
+    inst: &'a SpdInstance,
+    lim: Limits,
+    k: usize,
+    /// Allowed `(client, access)` per server, by access ascending.
+    lists: Vec<Vec<(usize, f64)>>,
+    /// `prefix[s][i·w..(i+1)·w]`: the first `i` clients of `lists[s]`.
+    prefix: Vec<Vec<u64>>,
+    /// `at[s][c]`: position of client `c` in `lists[s]` (`u32::MAX`: none).
+    at: Vec<Vec<u32>>,
+    /// Words per bitset.
+    w: usize,
+    nodes: u64,
+    budget: u64,
+    deadline: Deadline,
+    /// Tie-break noise for restarts (`None`: deterministic order).
+    rng: Option<ChaCha8Rng>,
+}
+
+/// One node's state (cloned per branch; small).
+#[derive(Clone)]
+struct State {
+    /// Envelope per server as list positions `[lo, hi]` of its extreme
+    /// clients (`None`: not a host).
+    env: Vec<Option<(usize, usize)>>,
+    /// Window per server: positions `[a, b)` a client may take.
+    win: Vec<(usize, usize)>,
+    /// Unassigned clients.
+    open: Bits,
+    /// Host of each assigned client.
+    assign: Vec<usize>,
+    hosts: usize,
+}
+
+/// Decides whether some assignment with at most `k` hosts has all pairs in
+/// `lim`, within `budget` nodes and the deadline. `None` when the search
+/// declines (too large for its bitsets).
+pub(crate) fn decide(
+    inst: &SpdInstance,
+    lim: Limits,
+    k: usize,
+    budget: u64,
+    dl: &Deadline,
+) -> Option<Probe> {
+    match allowed_pairs(inst, &lim) {
+        Ok(lists) => Search::new(inst, lim, lists, *dl).map(|mut s| s.decide(k, budget)),
+        Err(_) => Some(Probe::Infeasible),
+    }
+}
+
+impl<'a> Search<'a> {
+    /// The search over `lists` ([`allowed_pairs`] at `lim`); `None` when
+    /// its prefix bitsets would exceed [`MAX_PREFIX_WORDS`].
+    pub(crate) fn new(
+        inst: &'a SpdInstance,
+        lim: Limits,
+        lists: Vec<Vec<(usize, f64)>>,
+        deadline: Deadline,
+    ) -> Option<Self> {
+        let m = inst.clients();
+        let w = m.div_ceil(64).max(1);
+        let words: usize = lists.iter().map(|l| (l.len() + 1) * w).sum();
+        if words > MAX_PREFIX_WORDS {
+            return None;
+        }
+        let prefix = lists
+            .iter()
+            .map(|l| {
+                let mut p = vec![0u64; (l.len() + 1) * w];
+                for (i, &(c, _)) in l.iter().enumerate() {
+                    let (done, rest) = p.split_at_mut((i + 1) * w);
+                    rest[..w].copy_from_slice(&done[i * w..]);
+                    set(&mut rest[..w], c);
+                }
+                p
+            })
+            .collect();
+        let at = lists
+            .iter()
+            .map(|l| {
+                let mut v = vec![u32::MAX; m];
+                for (i, &(c, _)) in l.iter().enumerate() {
+                    v[c] = i as u32;
+                }
+                v
+            })
+            .collect();
+        Some(Search {
+            inst,
+            lim,
+            k: 0,
+            lists,
+            prefix,
+            at,
+            w,
+            nodes: 0,
+            budget: 0,
+            deadline,
+            rng: None,
+        })
+    }
+
+    /// Randomises the branching order (ties and near-ties among new
+    /// servers) from `seed`, for restarts; `None` restores the default order.
+    pub(crate) fn shuffle(&mut self, seed: Option<u64>) {
+        self.rng = seed.map(ChaCha8Rng::seed_from_u64);
+    }
+
+    /// True once the search's deadline has passed.
+    pub(crate) fn out_of_time(&self) -> bool {
+        self.deadline.expired()
+    }
+
+    /// Nodes visited by all decisions so far.
+    pub(crate) fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Is there an assignment with at most `k` hosts? At most `budget` more
+    /// nodes, and the deadline.
+    pub(crate) fn decide(&mut self, k: usize, budget: u64) -> Probe {
+        self.k = k;
+        self.budget = self.nodes.saturating_add(budget);
+        let (n, m) = (self.inst.servers(), self.inst.clients());
+        if self.k == 0 {
+            return Probe::Infeasible;
+        }
+        let mut open = vec![0u64; self.w];
+        (0..m).for_each(|c| set(&mut open, c));
+        let root = State {
+            env: vec![None; n],
+            win: self.lists.iter().map(|l| (0, l.len())).collect(),
+            open,
+            assign: vec![usize::MAX; m],
+            hosts: 0,
+        };
+        match self.dfs(root) {
+            Ok(Some(st)) => {
+                let sol = SpdSolution {
+                    root: None,
+                    assign: st.assign,
+                };
+                match score(self.inst, sol) {
+                    Some(sc) if self.lim.fits(sc.metrics.delay) => Probe::Feasible(sc),
+                    _ => Probe::Unknown("the search's solution failed the evaluator".into()),
+                }
+            }
+            Ok(None) => Probe::Infeasible,
+            Err(Stop::Budget) => Probe::Unknown(format!("search budget of {budget} nodes")),
+            Err(Stop::Deadline) => Probe::Unknown("the deadline was hit".into()),
+        }
+    }
+
+    /// Access of the client at position `i` of server `s`.
+    fn val(&self, s: usize, i: usize) -> f64 {
+        self.lists[s][i].1
+    }
+
+    /// Window of server `s` as a bitset.
+    fn window_bits(&self, s: usize, (a, b): (usize, usize), out: &mut [u64]) {
+        let w = self.w;
+        let p = &self.prefix[s];
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = p[b * w + j] & !p[a * w + j];
+        }
+    }
+
+    /// The part of window `(a, b)` of server `s` whose pair with the
+    /// extremes `(lo, hi)` of host `t` fits (for `s == t`: same-host pairs).
+    /// The window's ends are tested first: most updates change nothing.
+    fn narrow(
+        &self,
+        s: usize,
+        (a, b): (usize, usize),
+        t: usize,
+        lo: f64,
+        hi: f64,
+    ) -> (usize, usize) {
+        let list = &self.lists[s];
+        let lim = &self.lim;
+        let hi_ok = |x: f64| lim.hi_ok(pair_q(self.inst, s, x, t, hi));
+        let b = if b > a && !hi_ok(list[b - 1].1) {
+            a + list[a..b].partition_point(|&(_, x)| hi_ok(x))
+        } else {
+            b
+        };
+        let a = if lim.lo > f64::NEG_INFINITY && b > a {
+            let lo_ok = |x: f64| lim.lo_ok(pair_q(self.inst, s, x, t, lo));
+            if lo_ok(list[a].1) {
+                a
+            } else {
+                a + list[a..b].partition_point(|&(_, x)| !lo_ok(x))
+            }
+        } else {
+            a
+        };
+        (a, b.max(a))
+    }
+
+    /// Puts client `c` (position `i` of server `s`) on `s`, then narrows
+    /// every window and adds the clients it frees.
+    fn put(&self, st: &mut State, s: usize, i: usize) {
+        let c = self.lists[s][i].0;
+        let (lo, hi) = match st.env[s] {
+            None => {
+                st.hosts += 1;
+                (i, i)
+            }
+            Some((lo, hi)) => (
+                if self.val(s, i) < self.val(s, lo) {
+                    i
+                } else {
+                    lo
+                },
+                if self.val(s, i) > self.val(s, hi) {
+                    i
+                } else {
+                    hi
+                },
+            ),
+        };
+        st.assign[c] = s;
+        clear(&mut st.open, c);
+        if st.env[s] == Some((lo, hi)) {
+            return;
+        }
+        st.env[s] = Some((lo, hi));
+        let (vlo, vhi) = (self.val(s, lo), self.val(s, hi));
+        for u in 0..st.win.len() {
+            // with k hosts open no other server is an option any more
+            if self.eligible(st, u) {
+                st.win[u] = self.narrow(u, st.win[u], s, vlo, vhi);
+            }
+        }
+        // clients inside the envelope (by value) and the window are free
+        let list = &self.lists[s];
+        let e0 = list.partition_point(|&(_, x)| x < vlo);
+        let e1 = list.partition_point(|&(_, x)| x <= vhi);
+        let (a, b) = st.win[s];
+        let lo = e0.max(a);
+        for &(j, _) in &list[lo..e1.min(b).max(lo)] {
+            if has(&st.open, j) {
+                st.assign[j] = s;
+                clear(&mut st.open, j);
+            }
+        }
+    }
+
+    /// Is server `s` an option now (a host, or a new host while fewer
+    /// than `k` are open)?
+    fn eligible(&self, st: &State, s: usize) -> bool {
+        st.env[s].is_some() || st.hosts < self.k
+    }
+
+    /// Option counts of the unassigned clients, bit-sliced.
+    fn options(&self, st: &State, scratch: &mut [u64]) -> Counts {
+        let mut n = Counts::new(self.w);
+        for s in 0..st.win.len() {
+            if !self.eligible(st, s) {
+                continue;
+            }
+            self.window_bits(s, st.win[s], scratch);
+            for (o, x) in scratch.iter_mut().zip(&st.open) {
+                *o &= x;
+            }
+            n.add(scratch);
+        }
+        n
+    }
+
+    /// Forced moves: each unassigned client with a single option, with it.
+    fn forced(&self, st: &State, single: &[u64], scratch: &mut [u64]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for s in 0..st.win.len() {
+            if !self.eligible(st, s) {
+                continue;
+            }
+            self.window_bits(s, st.win[s], scratch);
+            for (o, x) in scratch.iter_mut().zip(single) {
+                *o &= x;
+            }
+            out.extend(ones(scratch).map(|c| (c, s)));
+        }
+        out
+    }
+
+    /// Position of client `c` in `s`'s list (it is in the window).
+    fn pos(&self, st: &State, s: usize, c: usize) -> Option<usize> {
+        let (a, b) = st.win[s];
+        let p = self.at[s][c] as usize;
+        (a <= p && p < b).then_some(p)
+    }
+
+    fn tick(&mut self) -> Result<(), Stop> {
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return Err(Stop::Budget);
+        }
+        if self.nodes % 256 == 0 && self.deadline.expired() {
+            return Err(Stop::Deadline);
+        }
+        Ok(())
+    }
+
+    fn dfs(&mut self, mut st: State) -> Result<Option<State>, Stop> {
+        self.tick()?;
+        let mut scratch = vec![0u64; self.w];
+        // forced moves (one pass per round) until none is left
+        let opt = loop {
+            let opt = self.options(&st, &mut scratch);
+            if st.open.iter().zip(&opt.any()).any(|(o, a)| o & !a != 0) {
+                return Ok(None);
+            }
+            let single: Bits = opt
+                .single()
+                .iter()
+                .zip(&st.open)
+                .map(|(a, b)| a & b)
+                .collect();
+            if single.iter().all(|&x| x == 0) {
+                break opt;
+            }
+            for (c, s) in self.forced(&st, &single, &mut scratch) {
+                if !has(&st.open, c) {
+                    continue;
+                }
+                // its only option may have gone with an earlier move
+                let room = self.eligible(&st, s);
+                match self.pos(&st, s, c).filter(|_| room) {
+                    Some(p) => self.put(&mut st, s, p),
+                    None => return Ok(None),
+                }
+            }
+        };
+        if st.open.iter().all(|&x| x == 0) {
+            return Ok(Some(st));
+        }
+        let orphans = self.orphans(&st, &mut scratch);
+        if st.hosts + self.orphan_bound(&st, &orphans, &opt) > self.k {
+            return Ok(None);
+        }
+        let c = self.pick(&st, &orphans, &opt);
+        for (s, p) in self.values(&st, c, &mut scratch) {
+            let mut child = st.clone();
+            self.put(&mut child, s, p);
+            if let Some(done) = self.dfs(child)? {
+                return Ok(Some(done));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Unassigned clients no open host's window holds.
+    fn orphans(&self, st: &State, scratch: &mut [u64]) -> Bits {
+        let mut o = st.open.clone();
+        for s in 0..st.env.len() {
+            if st.env[s].is_some() {
+                self.window_bits(s, st.win[s], scratch);
+                for (x, y) in o.iter_mut().zip(scratch.iter()) {
+                    *x &= !y;
+                }
+            }
+        }
+        o
+    }
+
+    /// Lower bound on the new hosts the orphans need: a greedy set of
+    /// orphans no non-host server can take two of.
+    fn orphan_bound(&self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
+        let mut cand: Vec<usize> = ones(orphans).collect();
+        cand.sort_by_key(|&c| (opt.get(c), c));
+        let mut left = orphans.to_vec();
+        let mut picked = 0;
+        let room = self.k.saturating_sub(st.hosts);
+        let mut share = vec![0u64; self.w];
+        let mut scratch = vec![0u64; self.w];
+        for &o in &cand {
+            if !has(&left, o) {
+                continue;
+            }
+            picked += 1;
+            if picked > room {
+                break;
+            }
+            clear(&mut left, o);
+            share.iter_mut().for_each(|x| *x = 0);
+            for s in 0..st.env.len() {
+                if st.env[s].is_some() {
+                    continue;
+                }
+                let (a, b) = st.win[s];
+                let Some(p) = self.pos(st, s, o) else {
+                    continue;
+                };
+                let x = self.val(s, p);
+                let pair = self.narrow(s, (a, b), s, x, x);
+                self.window_bits(s, pair, &mut scratch);
+                for (y, z) in share.iter_mut().zip(&scratch) {
+                    *y |= z;
+                }
+            }
+            for (y, z) in left.iter_mut().zip(&share) {
+                *y &= !z;
+            }
+        }
+        picked
+    }
+
+    /// The client to branch on: the orphan with fewest options, else the
+    /// unassigned client with fewest options.
+    fn pick(&mut self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
+        let pool = if orphans.iter().any(|&x| x != 0) {
+            orphans
+        } else {
+            &st.open[..]
+        };
+        let mut tie = |c: usize| self.rng.as_mut().map_or(c as u64, |r| r.random::<u64>());
+        ones(pool)
+            .map(|c| (opt.get(c), tie(c), c))
+            .min()
+            .map_or(0, |t| t.2)
+    }
+
+    /// Branch values for client `c`: hosts by least growth, then new servers
+    /// by how many unassigned clients their window holds.
+    fn values(&mut self, st: &State, c: usize, scratch: &mut [u64]) -> Vec<(usize, usize)> {
+        let mut hosts = Vec::new();
+        let mut fresh = Vec::new();
+        for s in 0..st.env.len() {
+            let Some(p) = self.pos(st, s, c) else {
+                continue;
+            };
+            match st.env[s] {
+                Some((lo, hi)) => {
+                    let x = self.val(s, p);
+                    let grow = (x - self.val(s, hi)).max(self.val(s, lo) - x).max(0.0);
+                    hosts.push((grow, s, p));
+                }
+                None if st.hosts < self.k => {
+                    self.window_bits(s, st.win[s], scratch);
+                    let reach = scratch
+                        .iter()
+                        .zip(&st.open)
+                        .map(|(a, b)| (a & b).count_ones() as usize)
+                        .sum::<usize>();
+                    // restarts: reach counts up to 2x, a random reordering
+                    let noise = self.rng.as_mut().map_or(1.0, |r| r.random_range(0.5..1.0));
+                    fresh.push(((reach as f64 * noise) as usize, s, p));
+                }
+                None => {}
+            }
+        }
+        hosts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        fresh.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        hosts
+            .into_iter()
+            .map(|(_, s, p)| (s, p))
+            .chain(fresh.into_iter().map(|(_, s, p)| (s, p)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+#[path = "p2p_search_tests.rs"]
+mod tests;
