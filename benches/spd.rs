@@ -31,18 +31,19 @@ fn bench_spd(c: &mut Criterion) {
     let mut group = c.benchmark_group("spd");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
-    // (model, f, engine, label, options). P2P's lexicographic delay stage can
-    // take minutes at this size, so P2P `exact` is timed on the host proof.
+    // (model, f, engine, label, options). P2P at 40–80 servers: `spd_p2p_scale`.
     let cases = [
         (CommModel::Cs, 1.3, "spdcs-h", "spdcs-h", &lex),
         (CommModel::Cs, 1.3, "exact", "exact-hosts", &hosts_only),
         (CommModel::Cs, 1.3, "exact", "exact-lexicographic", &lex),
         (CommModel::P2p, 1.3, "spdp2p-h", "spdp2p-h", &lex),
         (CommModel::P2p, 1.3, "exact", "exact-hosts", &hosts_only),
+        (CommModel::P2p, 1.3, "exact", "exact-lexicographic", &lex),
         (CommModel::Cs, 1.0, "spdcs-h", "spdcs-h", &lex),
         (CommModel::Cs, 1.0, "exact", "exact-lexicographic", &lex),
         (CommModel::P2p, 1.0, "spdp2p-h", "spdp2p-h", &lex),
         (CommModel::P2p, 1.0, "exact", "exact-hosts", &hosts_only),
+        (CommModel::P2p, 1.0, "exact", "exact-lexicographic", &lex),
     ];
     for (model, f, name, label, opts) in cases {
         let inst = instance(model, f, 0);

@@ -1,0 +1,52 @@
+//! P2P SPD at 40–80 servers (issue 10), fixed seeds (`generate_paper_spd`
+//! seed 1): `exact`'s whole lexicographic optimum at 40 × 200, its proven
+//! host count at 60 × 300 and 80 × 400, and `host-search` (default node
+//! budget) at 80 × 400. Sample size 10; the whole run takes a few minutes.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use serverpick::core::SolveOptions;
+use serverpick::problems::spd::engines::{spd_engine, LEXICOGRAPHIC};
+use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+use serverpick::problems::spd::model::{CommModel, SpdInstance};
+use std::hint::black_box;
+use std::time::Duration;
+
+fn instance(servers: usize, clients: usize, f: f64) -> SpdInstance {
+    let p = PaperSpdParams {
+        servers,
+        clients,
+        model: CommModel::P2p,
+        bound_factor: f,
+        ..PaperSpdParams::default()
+    };
+    generate_paper_spd(&p, 1).expect("generated instance")
+}
+
+fn bench_p2p_scale(c: &mut Criterion) {
+    let lex = SolveOptions::default();
+    let hosts_only = SolveOptions::default()
+        .with(&LEXICOGRAPHIC, false)
+        .expect("a flag");
+    let mut group = c.benchmark_group("spd_p2p_scale");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    let mut cases = Vec::new();
+    for f in [1.0, 1.1, 1.2] {
+        cases.push((40, 200, f, "exact", "exact-lexicographic", &lex));
+        cases.push((60, 300, f, "exact", "exact-hosts", &hosts_only));
+    }
+    cases.push((80, 400, 1.2, "exact", "exact-hosts", &hosts_only));
+    cases.push((80, 400, 1.0, "host-search", "host-search", &lex));
+    for (n, m, f, name, label, opts) in cases {
+        let inst = instance(n, m, f);
+        let engine = spd_engine(name).expect("engine exists");
+        let id = BenchmarkId::new(format!("p2p-{n}s-{m}c-f{f}"), label);
+        group.bench_with_input(id, &inst, |b, inst| {
+            b.iter(|| black_box(engine.solve(inst, opts)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_p2p_scale);
+criterion_main!(benches);
