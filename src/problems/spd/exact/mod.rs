@@ -69,8 +69,9 @@
 //! options. The host stage ([`p2p_hosts`]) decides `k = 1, 2, …` up to the
 //! incumbent's count; the first feasible `k` is proven minimal. The
 //! lexicographic stages run the same test with the thresholds below.
-//! Instances too large for the search's bitsets (over
-//! [`p2p_search::MAX_PREFIX_WORDS`] words) use the level-indicator MILP
+//! Instances too large for the search (bitsets over
+//! [`p2p_search::MAX_PREFIX_WORDS`] words, or over
+//! [`p2p_search::MAX_CLIENTS`] clients) use the level-indicator MILP
 //! instead, stated next; the two are checked against each other and
 //! against brute force in the tests.
 //!

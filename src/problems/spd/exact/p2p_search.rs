@@ -48,6 +48,13 @@ use rand_chacha::ChaCha8Rng;
 /// ⌈m/64⌉`); above it the search declines (the MILP runs instead).
 pub(crate) const MAX_PREFIX_WORDS: usize = 40_000_000;
 
+/// Most clients the search takes (its recursion depth grows with them).
+pub(crate) const MAX_CLIENTS: usize = 20_000;
+
+/// Stack bytes reserved per client for the recursion (a frame takes well
+/// under this; the reservation is virtual memory).
+const STACK_PER_CLIENT: usize = 16 << 10;
+
 /// Why a search stopped without an answer.
 enum Stop {
     Budget,
@@ -194,7 +201,8 @@ pub(crate) fn decide(
 
 impl<'a> Search<'a> {
     /// The search over `lists` ([`allowed_pairs`] at `lim`); `None` when
-    /// its prefix bitsets would exceed [`MAX_PREFIX_WORDS`].
+    /// its prefix bitsets would exceed [`MAX_PREFIX_WORDS`] or the clients
+    /// [`MAX_CLIENTS`].
     pub(crate) fn new(
         inst: &'a SpdInstance,
         lim: Limits,
@@ -204,7 +212,7 @@ impl<'a> Search<'a> {
         let m = inst.clients();
         let w = m.div_ceil(64).max(1);
         let words: usize = lists.iter().map(|l| (l.len() + 1) * w).sum();
-        if words > MAX_PREFIX_WORDS {
+        if words > MAX_PREFIX_WORDS || m > MAX_CLIENTS {
             return None;
         }
         let prefix = lists
@@ -278,7 +286,21 @@ impl<'a> Search<'a> {
             assign: vec![usize::MAX; m],
             hosts: 0,
         };
-        match self.dfs(root) {
+        // one recursion level per branching decision, at most one per
+        // client: the search runs on a thread whose stack fits that depth
+        let stack = STACK_PER_CLIENT.saturating_mul(m + 64).max(8 << 20);
+        let run = std::thread::scope(|sc| {
+            std::thread::Builder::new()
+                .stack_size(stack)
+                .spawn_scoped(sc, || self.dfs(root))
+                .map(|h| h.join())
+        });
+        let found = match run {
+            Ok(Ok(found)) => found,
+            Ok(Err(_)) => return Probe::Unknown("the search thread failed".into()),
+            Err(e) => return Probe::Unknown(format!("the search thread did not start: {e}")),
+        };
+        match found {
             Ok(Some(st)) => {
                 let sol = SpdSolution {
                     root: None,
