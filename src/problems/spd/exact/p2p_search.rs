@@ -18,13 +18,17 @@
 //!
 //! A node of the search:
 //! 1. *Free clients*: an unassigned client inside a host's envelope and
-//!    window joins it (that changes no envelope, so it never hurts).
+//!    window joins it (that changes no envelope, so it never hurts; without
+//!    a lower limit, any access up to the envelope's top counts as inside).
 //! 2. *Options*: per unassigned client, the hosts whose window holds it and,
 //!    while fewer than `k` hosts are open, the other servers whose window
 //!    holds it. No option: dead end. One option: forced (then repeat).
-//! 3. *Orphan bound*: clients no host can take need new hosts; a greedy set
+//! 3. *Orphan bounds*: clients no host can take need new hosts; a greedy set
 //!    of orphans no new server can take two of (window and same-host pair)
 //!    needs that many new hosts: prune when the open hosts plus it exceed `k`.
+//!    With room for one more host, one new server must take every orphan;
+//!    with room for two, two new servers must cover them, the orphans only
+//!    one of them can take fitting together on it and across the pair.
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
 //!    unassigned clients their window holds.
@@ -41,6 +45,7 @@
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits};
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
+use bits::{clear, has, ones, set, Bits, Counts};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -59,93 +64,6 @@ const STACK_PER_CLIENT: usize = 16 << 10;
 enum Stop {
     Budget,
     Deadline,
-}
-
-/// Client bitsets.
-type Bits = Vec<u64>;
-
-fn set(b: &mut [u64], i: usize) {
-    b[i / 64] |= 1 << (i % 64);
-}
-
-fn clear(b: &mut [u64], i: usize) {
-    b[i / 64] &= !(1 << (i % 64));
-}
-
-fn has(b: &[u64], i: usize) -> bool {
-    b[i / 64] >> (i % 64) & 1 == 1
-}
-
-fn ones(b: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    b.iter().enumerate().flat_map(|(w, &word)| {
-        let mut x = word;
-        std::iter::from_fn(move || {
-            (x != 0).then(|| {
-                let i = x.trailing_zeros() as usize;
-                x &= x - 1;
-                w * 64 + i
-            })
-        })
-    })
-}
-
-/// Bits of a [`Counts`] counter (counts saturate at `2^SLICES`).
-const SLICES: usize = 7;
-
-/// Per-client counters as bit slices (`1, 2, 4, …`, and "saturated"):
-/// adding a bitset costs a few word operations per word.
-struct Counts {
-    b: [Bits; SLICES],
-    sat: Bits,
-}
-
-impl Counts {
-    fn new(w: usize) -> Self {
-        Counts {
-            b: std::array::from_fn(|_| vec![0; w]),
-            sat: vec![0; w],
-        }
-    }
-
-    /// Adds one to every client in `x`.
-    fn add(&mut self, x: &[u64]) {
-        for (i, &v) in x.iter().enumerate() {
-            let mut carry = v;
-            for slice in &mut self.b {
-                let next = slice[i] & carry;
-                slice[i] ^= carry;
-                carry = next;
-            }
-            self.sat[i] |= carry;
-        }
-    }
-
-    /// Client `c`'s count (`2^SLICES` stands for "that many or more").
-    fn get(&self, c: usize) -> u32 {
-        if has(&self.sat, c) {
-            return 1 << SLICES;
-        }
-        (0..SLICES)
-            .map(|k| u32::from(has(&self.b[k], c)) << k)
-            .sum()
-    }
-
-    /// Clients with at least one.
-    fn any(&self) -> Bits {
-        (0..self.sat.len())
-            .map(|i| self.b.iter().fold(self.sat[i], |acc, s| acc | s[i]))
-            .collect()
-    }
-
-    /// Clients with exactly one.
-    fn single(&self) -> Bits {
-        (0..self.sat.len())
-            .map(|i| {
-                let rest = self.b[1..].iter().fold(self.sat[i], |acc, s| acc | s[i]);
-                self.b[0][i] & !rest
-            })
-            .collect()
-    }
 }
 
 /// The fixed data of one decision.
@@ -400,7 +318,13 @@ impl<'a> Search<'a> {
         }
         // clients inside the envelope (by value) and the window are free
         let list = &self.lists[s];
-        let e0 = list.partition_point(|&(_, x)| x < vlo);
+        // without a lower limit the least access constrains nothing: every
+        // client up to the largest is free
+        let e0 = if self.lim.lo > f64::NEG_INFINITY {
+            list.partition_point(|&(_, x)| x < vlo)
+        } else {
+            0
+        };
         let e1 = list.partition_point(|&(_, x)| x <= vhi);
         let (a, b) = st.win[s];
         let lo = e0.max(a);
@@ -422,7 +346,7 @@ impl<'a> Search<'a> {
     fn options(&self, st: &State, scratch: &mut [u64]) -> Counts {
         let mut n = Counts::new(self.w);
         for s in 0..st.win.len() {
-            if !self.eligible(st, s) {
+            if !self.eligible(st, s) || st.win[s].0 == st.win[s].1 {
                 continue;
             }
             self.window_bits(s, st.win[s], scratch);
@@ -438,7 +362,7 @@ impl<'a> Search<'a> {
     fn forced(&self, st: &State, single: &[u64], scratch: &mut [u64]) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         for s in 0..st.win.len() {
-            if !self.eligible(st, s) {
+            if !self.eligible(st, s) || st.win[s].0 == st.win[s].1 {
                 continue;
             }
             self.window_bits(s, st.win[s], scratch);
@@ -505,6 +429,12 @@ impl<'a> Search<'a> {
         if st.hosts + self.orphan_bound(&st, &orphans, &opt) > self.k {
             return Ok(None);
         }
+        if st.hosts + 1 == self.k && !self.one_server_takes(&st, &orphans, &mut scratch) {
+            return Ok(None);
+        }
+        if st.hosts + 2 == self.k && !self.two_servers_take(&st, &orphans) {
+            return Ok(None);
+        }
         let c = self.pick(&st, &orphans, &opt);
         for (s, p) in self.values(&st, c, &mut scratch) {
             let mut child = st.clone();
@@ -516,62 +446,6 @@ impl<'a> Search<'a> {
         Ok(None)
     }
 
-    /// Unassigned clients no open host's window holds.
-    fn orphans(&self, st: &State, scratch: &mut [u64]) -> Bits {
-        let mut o = st.open.clone();
-        for s in 0..st.env.len() {
-            if st.env[s].is_some() {
-                self.window_bits(s, st.win[s], scratch);
-                for (x, y) in o.iter_mut().zip(scratch.iter()) {
-                    *x &= !y;
-                }
-            }
-        }
-        o
-    }
-
-    /// Lower bound on the new hosts the orphans need: a greedy set of
-    /// orphans no non-host server can take two of.
-    fn orphan_bound(&self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
-        let mut cand: Vec<usize> = ones(orphans).collect();
-        cand.sort_by_key(|&c| (opt.get(c), c));
-        let mut left = orphans.to_vec();
-        let mut picked = 0;
-        let room = self.k.saturating_sub(st.hosts);
-        let mut share = vec![0u64; self.w];
-        let mut scratch = vec![0u64; self.w];
-        for &o in &cand {
-            if !has(&left, o) {
-                continue;
-            }
-            picked += 1;
-            if picked > room {
-                break;
-            }
-            clear(&mut left, o);
-            share.iter_mut().for_each(|x| *x = 0);
-            for s in 0..st.env.len() {
-                if st.env[s].is_some() {
-                    continue;
-                }
-                let (a, b) = st.win[s];
-                let Some(p) = self.pos(st, s, o) else {
-                    continue;
-                };
-                let x = self.val(s, p);
-                let pair = self.narrow(s, (a, b), s, x, x);
-                self.window_bits(s, pair, &mut scratch);
-                for (y, z) in share.iter_mut().zip(&scratch) {
-                    *y |= z;
-                }
-            }
-            for (y, z) in left.iter_mut().zip(&share) {
-                *y &= !z;
-            }
-        }
-        picked
-    }
-
     /// The client to branch on: the orphan with fewest options, else the
     /// unassigned client with fewest options.
     fn pick(&mut self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
@@ -580,11 +454,9 @@ impl<'a> Search<'a> {
         } else {
             &st.open[..]
         };
+        let least = opt.least(pool);
         let mut tie = |c: usize| self.rng.as_mut().map_or(c as u64, |r| r.random::<u64>());
-        ones(pool)
-            .map(|c| (opt.get(c), tie(c), c))
-            .min()
-            .map_or(0, |t| t.2)
+        ones(&least).map(|c| (tie(c), c)).min().map_or(0, |t| t.1)
     }
 
     /// Branch values for client `c`: hosts by least growth, then new servers
@@ -599,7 +471,12 @@ impl<'a> Search<'a> {
             match st.env[s] {
                 Some((lo, hi)) => {
                     let x = self.val(s, p);
-                    let grow = (x - self.val(s, hi)).max(self.val(s, lo) - x).max(0.0);
+                    let below = if self.lim.lo > f64::NEG_INFINITY {
+                        self.val(s, lo) - x
+                    } else {
+                        0.0
+                    };
+                    let grow = (x - self.val(s, hi)).max(below).max(0.0);
                     hosts.push((grow, s, p));
                 }
                 None if st.hosts < self.k => {
@@ -625,6 +502,11 @@ impl<'a> Search<'a> {
             .collect()
     }
 }
+
+#[path = "p2p_search_bits.rs"]
+mod bits;
+#[path = "p2p_search_bounds.rs"]
+mod bounds;
 
 #[cfg(test)]
 #[path = "p2p_search_tests.rs"]

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 fn search_matches_brute_force() {
     let dl = Deadline::new(None);
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    for seed in 0..600 {
+    for seed in 0..1500 {
         let (n, m) = (rng.random_range(2..=5), rng.random_range(2..=7));
         let inst = tiny(n, m, 1.0, seed);
         let mu = inst.bound;

@@ -1,0 +1,168 @@
+//! The search's pruning bounds on the new hosts orphans need ([`super`],
+//! step 3).
+
+use super::bits::{clear, has, ones, Bits, Counts};
+use super::{Search, State};
+use crate::problems::spd::exact::p2p::pair_q;
+
+impl Search<'_> {
+    /// Unassigned clients no open host's window holds.
+    pub(super) fn orphans(&self, st: &State, scratch: &mut [u64]) -> Bits {
+        let mut o = st.open.clone();
+        for s in 0..st.env.len() {
+            if st.env[s].is_some() {
+                self.window_bits(s, st.win[s], scratch);
+                for (x, y) in o.iter_mut().zip(scratch.iter()) {
+                    *x &= !y;
+                }
+            }
+        }
+        o
+    }
+
+    /// Lower bound on the new hosts the orphans need: a greedy set of
+    /// orphans no non-host server can take two of.
+    pub(super) fn orphan_bound(&self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
+        let mut keyed: Vec<(u32, usize)> = ones(orphans).map(|c| (opt.get(c), c)).collect();
+        keyed.sort_unstable();
+        let cand: Vec<usize> = keyed.into_iter().map(|(_, c)| c).collect();
+        let mut left = orphans.to_vec();
+        let mut picked = 0;
+        let room = self.k.saturating_sub(st.hosts);
+        let mut share = vec![0u64; self.w];
+        let mut scratch = vec![0u64; self.w];
+        for &o in &cand {
+            if !has(&left, o) {
+                continue;
+            }
+            picked += 1;
+            if picked > room {
+                break;
+            }
+            clear(&mut left, o);
+            share.iter_mut().for_each(|x| *x = 0);
+            for s in 0..st.env.len() {
+                if st.env[s].is_some() {
+                    continue;
+                }
+                let (a, b) = st.win[s];
+                let Some(p) = self.pos(st, s, o) else {
+                    continue;
+                };
+                let x = self.val(s, p);
+                let pair = self.narrow(s, (a, b), s, x, x);
+                self.window_bits(s, pair, &mut scratch);
+                for (y, z) in share.iter_mut().zip(&scratch) {
+                    *y |= z;
+                }
+            }
+            for (y, z) in left.iter_mut().zip(&share) {
+                *y &= !z;
+            }
+        }
+        picked
+    }
+
+    /// With room for one more host, every orphan must go to the same new
+    /// server: is there one whose window holds them all, with their
+    /// same-host pairs (the two largest and two smallest accesses) fitting?
+    pub(super) fn one_server_takes(
+        &self,
+        st: &State,
+        orphans: &[u64],
+        scratch: &mut [u64],
+    ) -> bool {
+        if orphans.iter().all(|&x| x == 0) {
+            return true;
+        }
+        (0..st.env.len()).any(|s| {
+            if st.env[s].is_some() {
+                return false;
+            }
+            self.window_bits(s, st.win[s], scratch);
+            if orphans.iter().zip(scratch.iter()).any(|(o, w)| o & !w != 0) {
+                return false;
+            }
+            let mut acc: Vec<f64> = ones(orphans).map(|c| self.inst.access(c, s)).collect();
+            if acc.len() < 2 {
+                return true;
+            }
+            acc.sort_unstable_by(f64::total_cmp);
+            let n = acc.len();
+            let q_hi = pair_q(self.inst, s, acc[n - 1], s, acc[n - 2]);
+            let q_lo = pair_q(self.inst, s, acc[0], s, acc[1]);
+            self.lim.hi_ok(q_hi) && self.lim.lo_ok(q_lo)
+        })
+    }
+
+    /// With room for two more hosts, the orphans must be split over two
+    /// new servers `s1, s2`: is there a pair whose windows cover them all,
+    /// where the orphans only `s1` can take (and only `s2`) fit together,
+    /// on each server and across the pair? (Upper limit only: a necessary
+    /// condition.) `O(n²·m/64)` for `n` candidate servers.
+    pub(super) fn two_servers_take(&self, st: &State, orphans: &[u64]) -> bool {
+        if orphans.iter().all(|&x| x == 0) {
+            return true;
+        }
+        let mut cands: Vec<(usize, Bits)> = Vec::new();
+        let mut win = vec![0u64; self.w];
+        for s in 0..st.env.len() {
+            if st.env[s].is_some() {
+                continue;
+            }
+            self.window_bits(s, st.win[s], &mut win);
+            let part: Bits = win.iter().zip(orphans).map(|(a, b)| a & b).collect();
+            if part == orphans {
+                return true;
+            }
+            if part.iter().any(|&x| x != 0) {
+                cands.push((s, part));
+            }
+        }
+        for (i, (s1, w1)) in cands.iter().enumerate() {
+            for (s2, w2) in &cands[i + 1..] {
+                let covered = orphans
+                    .iter()
+                    .zip(w1.iter().zip(w2))
+                    .all(|(o, (a, b))| o & !(a | b) == 0);
+                if covered && self.split_fits(orphans, (*s1, w1), (*s2, w2)) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The orphans only `s1` takes and those only `s2` takes: do their
+    /// largest accesses fit across the pair and their top two on each?
+    pub(super) fn split_fits(
+        &self,
+        orphans: &[u64],
+        (s1, w1): (usize, &Bits),
+        (s2, w2): (usize, &Bits),
+    ) -> bool {
+        let top2 = |s: usize, only: Bits| {
+            let mut t = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+            for c in ones(&only) {
+                let a = self.inst.access(c, s);
+                if a > t.0 {
+                    t = (a, t.0);
+                } else if a > t.1 {
+                    t.1 = a;
+                }
+            }
+            t
+        };
+        let only1: Bits = orphans.iter().zip(w2).map(|(o, b)| o & !b).collect();
+        let only2: Bits = orphans.iter().zip(w1).map(|(o, a)| o & !a).collect();
+        let (t1, t2) = (top2(s1, only1), top2(s2, only2));
+        let lim = &self.lim;
+        let self_ok = |s: usize, t: (f64, f64)| {
+            t.1 == f64::NEG_INFINITY || lim.hi_ok(pair_q(self.inst, s, t.0, s, t.1))
+        };
+        let cross_ok = t1.0 == f64::NEG_INFINITY
+            || t2.0 == f64::NEG_INFINITY
+            || lim.hi_ok(pair_q(self.inst, s1, t1.0, s2, t2.0));
+        self_ok(s1, t1) && self_ok(s2, t2) && cross_ok
+    }
+}
