@@ -15,21 +15,18 @@ use crate::problems::ranges::workload::WorkloadConfig;
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 
-/// `gen ranges`: a Colyseus-style map and workload as a ranges instance.
+/// The map and its players, shared by `gen ranges` and `simulate-ranges`.
 #[derive(Args, Debug, Clone)]
-pub struct GenRangesArgs {
+pub struct MapArgs {
     /// Map shape: rect (20 units high) or sqr.
     #[arg(long, default_value = "rect")]
     pub map: String,
-    /// Players (the map area grows with them).
+    /// Players (the map area grows with them; one object each by default).
     #[arg(long, default_value_t = 96)]
     pub players: usize,
     /// Nodes (default: one per player).
     #[arg(long, default_value_t = 0)]
     pub nodes: usize,
-    /// Publishing and subscribing objects (default: one per player).
-    #[arg(long, default_value_t = 0)]
-    pub objects: usize,
     /// Linear order: hilbert, z, row or x (by x key).
     #[arg(long, default_value = "hilbert")]
     pub curve: String,
@@ -48,6 +45,17 @@ pub struct GenRangesArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// `gen ranges`: a Colyseus-style map and workload as a ranges instance.
+#[derive(Args, Debug, Clone)]
+pub struct GenRangesArgs {
+    /// The map and its players.
+    #[command(flatten)]
+    pub map: MapArgs,
+    /// Publishing and subscribing objects (default: one per player).
+    #[arg(long, default_value_t = 0)]
+    pub objects: usize,
     /// Output file.
     #[arg(long, short)]
     pub out: PathBuf,
@@ -55,19 +63,18 @@ pub struct GenRangesArgs {
 
 /// Runs `gen ranges`.
 pub fn run_gen_ranges(args: &GenRangesArgs) -> Result<()> {
-    let shape = parse_shape(&args.map)?;
-    let curve = parse_curve(&args.curve)?;
+    let m = &args.map;
     let inst = generate_ranges(&GenRangesConfig {
-        shape,
-        players: args.players,
-        nodes: args.nodes,
+        shape: parse_shape(&m.map)?,
+        players: m.players,
+        nodes: m.nodes,
         objects: args.objects,
-        curve,
-        resolution: args.resolution,
-        waypoints: args.waypoints,
-        zipf: args.zipf,
-        aoi: args.aoi,
-        seed: args.seed,
+        curve: parse_curve(&m.curve)?,
+        resolution: m.resolution,
+        waypoints: m.waypoints,
+        zipf: m.zipf,
+        aoi: m.aoi,
+        seed: m.seed,
     })?;
     write_ranges(&args.out, &inst)?;
     eprintln!(
@@ -161,33 +168,12 @@ fn repro_hook(m: &clap::ArgMatches) -> Result<i32> {
 /// `simulate-ranges`.
 #[derive(Args, Debug, Clone)]
 pub struct SimRangesArgs {
-    /// Map shape: rect or sqr.
-    #[arg(long, default_value = "rect")]
-    pub map: String,
-    /// Players (one moving object each).
-    #[arg(long, default_value_t = 96)]
-    pub players: usize,
-    /// Nodes (default: one per player).
-    #[arg(long, default_value_t = 0)]
-    pub nodes: usize,
+    /// The map and its players (one moving object each).
+    #[command(flatten)]
+    pub map: MapArgs,
     /// Steps to replay.
     #[arg(long, default_value_t = 50)]
     pub steps: usize,
-    /// Linear order: hilbert, z, row or x.
-    #[arg(long, default_value = "hilbert")]
-    pub curve: String,
-    /// Cells per map unit along each axis.
-    #[arg(long, default_value_t = 1)]
-    pub resolution: usize,
-    /// Waypoints (default: one per 4 players, at least 2).
-    #[arg(long, default_value_t = 0)]
-    pub waypoints: usize,
-    /// Zipf exponent of waypoint popularity.
-    #[arg(long, default_value_t = 1.0)]
-    pub zipf: f64,
-    /// Half-width of the area of interest (map units).
-    #[arg(long, default_value_t = 3.0)]
-    pub aoi: f64,
     /// Map units a player walks per step.
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
@@ -200,9 +186,6 @@ pub struct SimRangesArgs {
     /// leave-join's heaviness threshold.
     #[arg(long, default_value_t = std::f64::consts::SQRT_2)]
     pub leave_join_delta: f64,
-    /// Seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Output folder (steps.csv, max_over_mean.svg, migrated.svg).
     #[arg(long)]
     pub out: PathBuf,
@@ -212,17 +195,17 @@ fn sim_hook(m: &clap::ArgMatches) -> Result<i32> {
     let a = SimRangesArgs::from_arg_matches(m).map_err(|e| Error::Usage(e.to_string()))?;
     let cfg = SimConfig {
         workload: WorkloadConfig {
-            shape: parse_shape(&a.map)?,
-            players: a.players,
-            nodes: a.nodes,
-            curve: parse_curve(&a.curve)?,
-            resolution: a.resolution,
-            waypoints: a.waypoints,
-            zipf: a.zipf,
-            aoi: a.aoi,
+            shape: parse_shape(&a.map.map)?,
+            players: a.map.players,
+            nodes: a.map.nodes,
+            curve: parse_curve(&a.map.curve)?,
+            resolution: a.map.resolution,
+            waypoints: a.map.waypoints,
+            zipf: a.map.zipf,
+            aoi: a.map.aoi,
             speed: a.speed,
             shift_every: a.shift_every,
-            seed: a.seed,
+            seed: a.map.seed,
         },
         steps: a.steps,
         budget: a.budget,
@@ -231,7 +214,7 @@ fn sim_hook(m: &clap::ArgMatches) -> Result<i32> {
     let rows = simulate_ranges(&cfg)?;
     let title = format!(
         "{} {} players, {} steps, seed {}",
-        a.map, a.players, a.steps, a.seed
+        a.map.map, a.map.players, a.steps, a.map.seed
     );
     write_outputs(&a.out, &rows, &title)?;
     print!("{}", summary_table(&rows));

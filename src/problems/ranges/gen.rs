@@ -87,14 +87,56 @@ pub fn map_units(shape: MapShape, players: usize) -> (usize, usize) {
 }
 
 /// The map being filled: its size in units and cells, the curve ranks and
-/// the waypoints with their cumulative popularity.
-struct Map {
-    units: (f64, f64),
-    cells: (usize, usize),
+/// the waypoints with their Zipf popularity weights.
+pub(crate) struct Map {
+    pub(crate) units: (f64, f64),
+    pub(crate) cells: (usize, usize),
     res: f64,
-    rank: Vec<usize>,
-    points: Vec<(f64, f64)>,
-    weights: Vec<f64>,
+    pub(crate) rank: Vec<usize>,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) weights: Vec<f64>,
+}
+
+/// What a map is drawn from (shared by `gen ranges` and the workload of
+/// `simulate-ranges`).
+pub(crate) struct MapDraw {
+    pub(crate) shape: MapShape,
+    pub(crate) players: usize,
+    pub(crate) resolution: usize,
+    /// 0 = one per 4 players, at least 2.
+    pub(crate) waypoints: usize,
+    pub(crate) zipf: f64,
+    pub(crate) curve: Curve,
+}
+
+impl MapDraw {
+    /// The map: its size from the shape and players, uniform waypoints (the
+    /// first random draws of `rng`) with weights `rank^-zipf`.
+    pub(crate) fn draw(&self, rng: &mut ChaCha8Rng) -> Map {
+        let (wu, hu) = map_units(self.shape, self.players);
+        let (w, h) = (wu * self.resolution, hu * self.resolution);
+        let nw = if self.waypoints == 0 {
+            (self.players / 4).max(2)
+        } else {
+            self.waypoints
+        };
+        let points: Vec<(f64, f64)> = (0..nw)
+            .map(|_| {
+                (
+                    rng.random_range(0.0..wu as f64),
+                    rng.random_range(0.0..hu as f64),
+                )
+            })
+            .collect();
+        Map {
+            units: (wu as f64, hu as f64),
+            cells: (w, h),
+            res: self.resolution as f64,
+            rank: ranks(w, h, self.curve),
+            points,
+            weights: (1..=nw).map(|r| (r as f64).powf(-self.zipf)).collect(),
+        }
+    }
 }
 
 impl Map {
@@ -137,30 +179,17 @@ pub fn generate_ranges(cfg: &GenRangesConfig) -> Result<RangesInstance> {
             "gen ranges: players and resolution must be >= 1, aoi and zipf >= 0".into(),
         ));
     }
-    let (wu, hu) = map_units(cfg.shape, cfg.players);
-    let (w, h) = (wu * cfg.resolution, hu * cfg.resolution);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let nw = if cfg.waypoints == 0 {
-        (cfg.players / 4).max(2)
-    } else {
-        cfg.waypoints
+    let spec = MapDraw {
+        shape: cfg.shape,
+        players: cfg.players,
+        resolution: cfg.resolution,
+        waypoints: cfg.waypoints,
+        zipf: cfg.zipf,
+        curve: cfg.curve,
     };
-    let points: Vec<(f64, f64)> = (0..nw)
-        .map(|_| {
-            (
-                rng.random_range(0.0..wu as f64),
-                rng.random_range(0.0..hu as f64),
-            )
-        })
-        .collect();
-    let map = Map {
-        units: (wu as f64, hu as f64),
-        cells: (w, h),
-        res: cfg.resolution as f64,
-        rank: ranks(w, h, cfg.curve),
-        points,
-        weights: (1..=nw).map(|r| (r as f64).powf(-cfg.zipf)).collect(),
-    };
+    let map = spec.draw(&mut rng);
+    let (w, h) = map.cells;
     let objects = if cfg.objects == 0 {
         cfg.players
     } else {

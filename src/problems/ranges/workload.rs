@@ -13,8 +13,7 @@
 //! One seeded ChaCha8 stream; a step costs `O(K + P · AoI)`.
 
 use crate::error::{Error, Result};
-use crate::problems::ranges::curves::ranks;
-use crate::problems::ranges::gen::{map_units, MapShape};
+use crate::problems::ranges::gen::{MapDraw, MapShape};
 use crate::problems::ranges::model::{normalise, Curve, MapSpec, RangesInstance, Subscription};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -100,29 +99,23 @@ impl Workload {
                     .into(),
             ));
         }
-        let (wu, hu) = map_units(cfg.shape, cfg.players);
-        let (w, h) = (wu * cfg.resolution, hu * cfg.resolution);
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-        let nw = if cfg.waypoints == 0 {
-            (cfg.players / 4).max(2)
-        } else {
-            cfg.waypoints
-        };
-        let points = (0..nw)
-            .map(|_| {
-                (
-                    rng.random_range(0.0..wu as f64),
-                    rng.random_range(0.0..hu as f64),
-                )
-            })
-            .collect();
+        let map = MapDraw {
+            shape: cfg.shape,
+            players: cfg.players,
+            resolution: cfg.resolution,
+            waypoints: cfg.waypoints,
+            zipf: cfg.zipf,
+            curve: cfg.curve,
+        }
+        .draw(&mut rng);
         let mut wl = Workload {
             cfg: cfg.clone(),
-            units: (wu as f64, hu as f64),
-            cells: (w, h),
-            rank: ranks(w, h, cfg.curve),
-            points,
-            weights: (1..=nw).map(|r| (r as f64).powf(-cfg.zipf)).collect(),
+            units: map.units,
+            cells: map.cells,
+            rank: map.rank,
+            points: map.points,
+            weights: map.weights,
             players: Vec::with_capacity(cfg.players),
             step: 0,
             rng,

@@ -74,6 +74,31 @@ pub(crate) fn exists(inst: &SpdInstance, lim: &Limits, k: usize) -> bool {
     }
 }
 
+/// A random feasibility test: a tiny instance (2–5 servers, 2–`max_m`
+/// clients, ties), an upper threshold (μ or below) and a lower one (none or
+/// up to 0.6·μ) drawn at random, and a host cap of 1–4.
+pub(crate) fn random_case(
+    rng: &mut ChaCha8Rng,
+    seed: u64,
+    max_m: usize,
+) -> (SpdInstance, Limits, usize) {
+    let (n, m) = (rng.random_range(2..=5), rng.random_range(2..=max_m));
+    let inst = tiny(n, m, 1.0, seed);
+    let mu = inst.bound;
+    let hi = if rng.random::<bool>() {
+        mu
+    } else {
+        mu * rng.random_range(0.3..1.0)
+    };
+    let lo = if rng.random::<bool>() {
+        f64::NEG_INFINITY
+    } else {
+        mu * rng.random_range(0.0..0.6)
+    };
+    let k = rng.random_range(1..=n.min(4));
+    (inst, Limits { mu, hi, lo }, k)
+}
+
 /// The MILP (bypassing the one/two-host enumeration) agrees with brute
 /// force on feasibility for random thresholds, both sides and host caps.
 #[test]
@@ -81,21 +106,8 @@ fn milp_feasibility_matches_brute_force() {
     let dl = Deadline::new(None);
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for seed in 0..120 {
-        let (n, m) = (rng.random_range(2..=5), rng.random_range(2..=6));
-        let inst = tiny(n, m, 1.0, seed);
-        let mu = inst.bound;
-        let hi = if rng.random::<bool>() {
-            mu
-        } else {
-            mu * rng.random_range(0.3..1.0)
-        };
-        let lo = if rng.random::<bool>() {
-            f64::NEG_INFINITY
-        } else {
-            mu * rng.random_range(0.0..0.6)
-        };
-        let lim = Limits { mu, hi, lo };
-        let k = rng.random_range(1..=n.min(4));
+        let (inst, lim, k) = random_case(&mut rng, seed, 6);
+        let m = inst.clients();
         let want = exists(&inst, &lim, k);
         let got = match P2pModel::new(&inst, lim) {
             Err(_) => false,
@@ -123,7 +135,7 @@ fn milp_feasibility_matches_brute_force() {
                 ans.status == Status::Optimal
             }
         };
-        assert_eq!(got, want, "seed {seed}: n {n} m {m} k {k} {lim:?}");
+        assert_eq!(got, want, "seed {seed}: m {m} k {k} {lim:?}");
     }
 }
 
