@@ -111,14 +111,16 @@ pub(crate) fn host_search_from(
     };
     let mut k = best
         .as_ref()
-        .map_or(inst.servers(), |b| b.metrics.hosts - 1);
+        .map_or(inst.servers(), |b| b.metrics.hosts.saturating_sub(1));
     let mut attempt = 0u64;
     while k >= 1 && search.nodes() < nodes {
         search.shuffle((attempt > 0).then(|| seed.wrapping_add(attempt)));
-        let budget = (BASE_NODES * luby(attempt)).min(nodes - search.nodes());
+        let budget = BASE_NODES
+            .saturating_mul(luby(attempt))
+            .min(nodes - search.nodes());
         match search.decide(k, budget) {
             Probe::Feasible(sc) => {
-                k = sc.metrics.hosts - 1;
+                k = sc.metrics.hosts.saturating_sub(1);
                 best = Some(sc);
                 attempt = 0;
             }
