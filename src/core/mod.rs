@@ -3,7 +3,9 @@
 //! the one cross-check of claims, and plain-text tables.
 
 pub mod check;
+pub mod deadline;
 pub mod family;
+pub mod interrupt;
 pub mod options;
 pub mod outcome;
 pub mod record;
@@ -11,13 +13,14 @@ pub mod registry;
 pub mod status;
 pub mod table;
 
+pub use deadline::Deadline;
 pub use family::{
     CliHook, EvalReport, Family, HookPlace, InstanceFeatures, ProblemInstance, SolveRow,
 };
 pub use options::{ParamKind, ParamSpec, SolveOptions};
 pub use outcome::{fill_record, metrics_map, Outcome, Verdict};
 pub use record::SolveRecord;
-pub use status::{relative_gap, within_bound, FailureReason, Status};
+pub use status::{relative_gap, within_bound, FailureReason, Status, StopReason};
 
 /// Runs `f`, returning its value and its wall time in milliseconds.
 pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {

@@ -12,7 +12,7 @@
 //! - the gap is `(objective − bound) / bound`.
 
 use crate::core::check::below;
-use crate::core::{relative_gap, FailureReason, SolveRecord, Status};
+use crate::core::{relative_gap, FailureReason, SolveRecord, Status, StopReason};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -31,6 +31,10 @@ pub struct Outcome<S> {
     pub message: Option<String>,
     /// Why it failed, typed.
     pub reason: Option<FailureReason>,
+    /// Which limit or event ended it early, when one did.
+    pub stop: Option<StopReason>,
+    /// The LP/MILP backend's final status (HiGHS's model status), when one ran.
+    pub solver_status: Option<String>,
 }
 
 impl<S> Outcome<S> {
@@ -47,6 +51,8 @@ impl<S> Outcome<S> {
             bound,
             message: None,
             reason: None,
+            stop: None,
+            solver_status: None,
         }
     }
 
@@ -58,6 +64,8 @@ impl<S> Outcome<S> {
             bound: None,
             message: Some(message.into()),
             reason: None,
+            stop: None,
+            solver_status: None,
         }
     }
 
@@ -80,6 +88,18 @@ impl<S> Outcome<S> {
         self
     }
 
+    /// Records which limit or event ended the run early.
+    pub fn with_stop(mut self, stop: Option<StopReason>) -> Self {
+        self.stop = stop;
+        self
+    }
+
+    /// Records the backend's final status.
+    pub fn with_solver_status(mut self, status: Option<String>) -> Self {
+        self.solver_status = status;
+        self
+    }
+
     /// Maps the solution.
     pub fn map<T>(self, f: impl FnOnce(S) -> T) -> Outcome<T> {
         Outcome {
@@ -88,6 +108,8 @@ impl<S> Outcome<S> {
             bound: self.bound,
             message: self.message,
             reason: self.reason,
+            stop: self.stop,
+            solver_status: self.solver_status,
         }
     }
 }
@@ -130,6 +152,8 @@ pub fn fill_record<S: Serialize>(
     record.message = outcome.message;
     record.bound = outcome.bound;
     record.reason = outcome.reason;
+    record.stop = outcome.stop;
+    record.solver_status = outcome.solver_status;
     let Some(sol) = outcome.solution else {
         return;
     };

@@ -4,7 +4,7 @@
 //! runner: problem-specific parts (`metrics`, `solution`) are JSON values filled
 //! by the problem's evaluator, so one record type serves every problem.
 
-use crate::core::{FailureReason, Status};
+use crate::core::{FailureReason, Status, StopReason};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -23,6 +23,13 @@ pub struct SolveRecord {
     /// Why it failed (with status `error`, or a run that produced nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<FailureReason>,
+    /// Which limit or event ended the run early, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<StopReason>,
+    /// The LP/MILP backend's own final status (HiGHS's model status, one to
+    /// one), when a backend ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver_status: Option<String>,
     /// The problem's primary objective, computed by the evaluator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
@@ -55,6 +62,8 @@ impl SolveRecord {
             engine: engine.to_string(),
             status: Status::Error,
             reason: None,
+            stop: None,
+            solver_status: None,
             objective: None,
             bound: None,
             gap: None,

@@ -69,6 +69,49 @@ impl FailureReason {
     }
 }
 
+/// Which limit or event ended a run early (argmin's `TerminationReason`,
+/// Clarabel's status): recorded beside [`Status`], so a node-limit stop and a
+/// time-limit stop read differently even when both carry an incumbent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The wall-clock deadline (`--time-limit`).
+    TimeLimit,
+    /// A search's node budget (e.g. `--host-search-nodes`).
+    NodeLimit,
+    /// An iteration limit (HiGHS's simplex/IPM iterations, a round cap).
+    IterationLimit,
+    /// A limit on the number of solutions found (HiGHS).
+    SolutionLimit,
+    /// A memory limit (HiGHS, or an engine's own cap on its model size).
+    MemoryLimit,
+    /// Ctrl-C, or a caller's interrupt flag.
+    Interrupted,
+    /// The engine declined to go on (its own size cap, a refusal).
+    Refused,
+}
+
+impl StopReason {
+    /// The snake-case name used in files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::TimeLimit => "time_limit",
+            StopReason::NodeLimit => "node_limit",
+            StopReason::IterationLimit => "iteration_limit",
+            StopReason::SolutionLimit => "solution_limit",
+            StopReason::MemoryLimit => "memory_limit",
+            StopReason::Interrupted => "interrupted",
+            StopReason::Refused => "refused",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl fmt::Display for FailureReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -63,6 +63,8 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
             .flatten(),
         message: r.message.clone(),
         reason: (r.status == Status::Error).then_some(FailureReason::SolverError),
+        stop: None,
+        solver_status: None,
     };
     let Some(values) = r.values else {
         return out;

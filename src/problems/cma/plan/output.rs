@@ -146,6 +146,8 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
             inst.mirrors()
         )),
         reason: None,
+        stop: None,
+        solver_status: None,
     };
     fill_record(&mut r, outcome, |sol| {
         evaluate_cma_static(inst, &sol.assign, DEFAULT_THRESHOLD_MS).verdict()

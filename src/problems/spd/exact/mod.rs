@@ -317,6 +317,8 @@ fn outcome(status: Status, sol: Option<SpdSolution>, bound: Option<f64>, msg: &s
         bound,
         message: Some(msg.to_string()),
         reason: (status == Status::Error).then_some(crate::core::FailureReason::SolverError),
+        stop: None,
+        solver_status: None,
     }
 }
 

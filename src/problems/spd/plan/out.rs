@@ -77,6 +77,8 @@ fn record(at: &SpdInstance, p: &Breakpoint) -> SolveRecord {
         bound: Some(p.hosts_lb as f64),
         message: Some(msg),
         reason: None,
+        stop: None,
+        solver_status: None,
     };
     fill_record(&mut rec, outcome, |sol| evaluate_spd(at, sol).verdict());
     rec

@@ -131,6 +131,8 @@ pub(crate) fn outcome(
         bound: res.bound.map(|b| b.max(0.0)),
         message: res.gap.map(|g| format!("HiGHS gap {g:.3e}")),
         reason: None,
+        stop: None,
+        solver_status: None,
     }
 }
 
