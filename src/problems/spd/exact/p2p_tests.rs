@@ -103,7 +103,7 @@ pub(crate) fn random_case(
 /// force on feasibility for random thresholds, both sides and host caps.
 #[test]
 fn milp_feasibility_matches_brute_force() {
-    let dl = Deadline::new(None);
+    let dl = Deadline::none();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for seed in 0..120 {
         let (inst, lim, k) = random_case(&mut rng, seed, 6);
@@ -142,7 +142,7 @@ fn milp_feasibility_matches_brute_force() {
 /// Minimising the host count with the MILP gives the brute-force minimum.
 #[test]
 fn milp_host_minimum_matches_brute_force() {
-    let dl = Deadline::new(None);
+    let dl = Deadline::none();
     for seed in 0..60 {
         let inst = tiny(5, 6, [0.7, 0.9, 1.0][seed as usize % 3], seed);
         let lim = Limits::bound(inst.bound);
@@ -183,11 +183,36 @@ fn presolve_infeasibility_claims_are_rechecked() {
     let known = score(&inst, known).expect("the stored solution is feasible");
     assert!(known.metrics.hosts <= 7 && known.metrics.delay <= lim.hi);
     let model = P2pModel::new(&inst, lim).expect("every client has a server");
-    let ans = model.solve(Some(7), true, None, &Deadline::new(None));
+    let ans = model.solve(Some(7), true, None, &Deadline::none());
     assert_eq!(ans.status, Status::Optimal, "{:?}", ans.message);
     let found = ans
         .solution
         .and_then(|s| score(&inst, s))
         .expect("a feasible solution");
     assert!(found.metrics.hosts <= 7 && found.metrics.delay <= lim.hi);
+}
+
+/// The threshold form of `allowed_pairs` (no lower limit) equals its
+/// definition on random instances with ties, unreachable pairs and tight
+/// bounds.
+#[test]
+fn allowed_pairs_by_threshold_equals_the_definition() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for seed in 0..600 {
+        let (inst, mut lim, _) = random_case(&mut rng, seed, 9);
+        lim.lo = f64::NEG_INFINITY;
+        let sorted = |r: Result<Vec<Vec<(usize, f64)>>, usize>| {
+            r.map(|mut v| {
+                for l in &mut v {
+                    l.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+                }
+                v
+            })
+        };
+        assert_eq!(
+            sorted(super::allowed_by_threshold(&inst, &lim)),
+            sorted(super::allowed_directly(&inst, &lim)),
+            "seed {seed}"
+        );
+    }
 }
