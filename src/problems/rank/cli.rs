@@ -7,11 +7,11 @@
 use super::model::RankInstance;
 use super::ranking::{play_now, rank, Ranked};
 use super::score::{Combine, Preset};
+use crate::cli::usage;
 use crate::core::registry::read_instance;
 use crate::core::table::Table;
 use crate::core::{CliHook, HookPlace};
 use crate::error::{Error, Result};
-use crate::problems::spd::cli::usage;
 use clap::{Args, FromArgMatches};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -152,17 +152,14 @@ pub fn render(inst: &RankInstance, preset: Preset, rows: &[Ranked], play_now: bo
     )
 }
 
-/// The commands the rank family adds (`rank`, `repro playnow`).
+/// The commands the rank family adds (`rank`).
 pub fn hooks() -> Vec<CliHook> {
-    vec![
-        CliHook {
-            place: HookPlace::TopLevel,
-            command: RankArgs::augment_args(clap::Command::new("rank").about(
-                "Rank servers for one player (\"play now\", seed 000): every server by score with \
+    vec![CliHook {
+        place: HookPlace::TopLevel,
+        command: RankArgs::augment_args(clap::Command::new("rank").about(
+            "Rank servers for one player (\"play now\", seed 000): every server by score with \
              every factor, or --play-now for the best joinable one",
-            )),
-            run: |m| run_rank_cmd(&RankArgs::from_arg_matches(m).map_err(usage)?),
-        },
-        super::playnow::cli::hook(),
-    ]
+        )),
+        run: |m| run_rank_cmd(&RankArgs::from_arg_matches(m).map_err(usage)?),
+    }]
 }

@@ -3,8 +3,10 @@
 //! - [`model`]: one player, many servers; [`file`]: the rank input
 //!   (formats.md "Rank input"); [`score`]: THE score, every factor of every
 //!   preset with its source; [`ranking`]: the ranking and "play now";
-//!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`;
-//!   [`playnow`]: `serverpick repro playnow`, the population study.
+//!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`
+//!   (`serverpick repro playnow`, the population study that compares the
+//!   ranking with CMA's optimum, lives in [`crate::problems::cma::playnow`]:
+//!   it needs both families, and CMA already uses the score.)
 //! - Through the family interface (`solve`, `eval`, `bench`): one engine per
 //!   preset, `rank-<preset>`, whose solution is its ordering
 //!   (`{"order": [..]}`). Every ordering is scored under the instance's
@@ -19,14 +21,14 @@ pub mod cli;
 pub mod eval;
 pub mod file;
 pub mod model;
-pub mod playnow;
 pub mod ranking;
 pub mod score;
 
+use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
 use crate::core::table::{short, Table};
 use crate::core::{
-    fill_record, CliHook, EvalReport, FailureReason, Family, InstanceFeatures, Outcome,
-    ProblemInstance, SolveOptions, SolveRecord, SolveRow, Status,
+    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, Outcome, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow, Status, Verdict,
 };
 use crate::error::Result;
 use crate::io::solution_file::read_solution;
@@ -36,7 +38,6 @@ use score::Preset;
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::path::Path;
-use std::time::Instant;
 
 /// The rank family.
 #[derive(Debug, Clone, Copy)]
@@ -78,8 +79,8 @@ impl Family for RankFamily {
         Ok(Box::new(Instance(file::read_rank(path)?)))
     }
 
-    fn engines(&self) -> Vec<&'static str> {
-        Preset::ALL.into_iter().map(engine_name).collect()
+    fn engines(&self) -> Vec<String> {
+        engine::names(ENGINES)
     }
 
     fn size_label(&self) -> &'static str {
@@ -99,36 +100,65 @@ impl Family for RankFamily {
 #[derive(Debug, Clone)]
 pub struct Instance(pub RankInstance);
 
-/// Runs engine `engine` (`rank-<preset>`) on `inst` and has THE evaluator
-/// score its ordering under the instance's preset.
+/// `rank-<preset>`: every server ordered by the preset's score.
+#[derive(Debug, Clone, Copy)]
+pub struct RankEngine(pub Preset);
+
+/// THE list of rank engines, one per preset, in table order.
+pub static ENGINES: &Engines<'static, RankInstance> = &[
+    &RankEngine(Preset::Seed000),
+    &RankEngine(Preset::Ns2V1),
+    &RankEngine(Preset::Ns2V2),
+    &RankEngine(Preset::Tf2Quickplay),
+];
+
+impl Problem for RankInstance {
+    type Solution = RankSolution;
+
+    fn instance_name(&self) -> &str {
+        &self.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "rank"
+    }
+
+    /// THE evaluator: every ordering scored under the instance's preset.
+    fn evaluate(&self, sol: &RankSolution) -> Verdict {
+        evaluate_order(self, &sol.order).1
+    }
+}
+
+impl Engine<RankInstance> for RankEngine {
+    fn name(&self) -> &str {
+        engine_name(self.0)
+    }
+
+    /// The instance's own preset claims `optimal` (its first server has the
+    /// highest score: bound = −highest score); the others are `feasible`.
+    fn solve(&self, inst: &RankInstance, _ctx: &Ctx) -> Outcome<RankSolution> {
+        let preset = self.0;
+        let ranked = ranking::order_scores(inst, preset);
+        let order: Vec<usize> = ranked.iter().map(|r| r.0).collect();
+        let outcome = match ranked.first() {
+            Some(&(_, top)) if preset == inst.preset => {
+                Outcome::claim(Status::Optimal, order, Some(-top))
+            }
+            Some(_) => Outcome::found(order).with_message(format!(
+                "ordered by {}, scored under {}",
+                preset.name(),
+                inst.preset.name()
+            )),
+            None => Outcome::no_solution("no servers"),
+        };
+        outcome.map(|order| RankSolution { order })
+    }
+}
+
+/// Runs engine `engine` (`rank-<preset>`) on `inst` through the one runner.
 pub fn run_rank(engine: &str, inst: &RankInstance) -> SolveRecord {
-    let Some(preset) = engine_preset(engine) else {
-        let known = FAMILY.engines().join(", ");
-        let msg = format!("unknown rank engine '{engine}' (known: {known})");
-        return SolveRecord::failed(&inst.name, "rank", engine, FailureReason::BadInput, msg);
-    };
-    let mut record = SolveRecord::unsolved(&inst.name, "rank", engine);
-    let started = Instant::now();
-    let ranked = ranking::order_scores(inst, preset);
-    record.time_ms = started.elapsed().as_secs_f64() * 1e3;
-    let order: Vec<usize> = ranked.iter().map(|r| r.0).collect();
-    let outcome = match ranked.first() {
-        Some(&(_, top)) if preset == inst.preset => {
-            Outcome::claim(Status::Optimal, order, Some(-top))
-        }
-        Some(_) => Outcome::found(order).with_message(format!(
-            "ordered by {}, scored under {}",
-            preset.name(),
-            inst.preset.name()
-        )),
-        None => Outcome::no_solution("no servers"),
-    };
-    fill_record(
-        &mut record,
-        outcome.map(|order| RankSolution { order }),
-        |s| evaluate_order(inst, &s.order).1,
-    );
-    record
+    let opts = SolveOptions::new(None, 0);
+    engine::run_named(ENGINES, "rank", inst, engine, &opts)
 }
 
 impl ProblemInstance for Instance {
@@ -158,11 +188,15 @@ impl ProblemInstance for Instance {
     }
 
     fn applicable_engines(&self) -> Vec<String> {
-        FAMILY.engines().into_iter().map(str::to_string).collect()
+        engine::in_all(ENGINES, &self.0)
     }
 
-    fn run_engine(&self, engine: &str, _opts: &SolveOptions) -> SolveRecord {
-        run_rank(engine, &self.0)
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        engine::run_named(ENGINES, "rank", &self.0, name, opts)
+    }
+
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        engine::run_foreign(foreign, self, &self.0, opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

@@ -3,10 +3,10 @@
 
 use super::pool::PingSource;
 use super::{repro_playnow, PlaynowConfig};
+use crate::cli::usage;
 use crate::core::{CliHook, HookPlace};
 use crate::error::{Error, Result};
 use crate::net::matrix::read_measured_matrix;
-use crate::problems::spd::cli::usage;
 use clap::{Args, FromArgMatches};
 use std::path::{Path, PathBuf};
 
