@@ -7,11 +7,12 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serverpick::core::Ctx;
 use serverpick::core::SolveOptions;
 use serverpick::net::network::ServerNetwork;
 use serverpick::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdSolution};
 use serverpick::problems::spdvr::chains::chains;
-use serverpick::problems::spdvr::engines::{spdvr_engine, start_for};
+use serverpick::problems::spdvr::engines::{spdvr_engine, start_for, SpdvrRun};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -73,8 +74,12 @@ fn bench_paper_size(c: &mut Criterion) {
         let start = start_for(&inst, Some(start_engine), &opts).expect("start");
         for name in engines {
             let engine = spdvr_engine(name).expect("engine");
+            let run = SpdvrRun {
+                inst: &inst,
+                start: &start,
+            };
             g.bench_function(format!("{model} {name}"), |b| {
-                b.iter(|| black_box(engine.solve(&inst, &start, &opts)))
+                b.iter(|| black_box(engine.solve(&run, &Ctx::new(&opts))))
             });
         }
     }

@@ -9,10 +9,10 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::problems::rank::model::{Player, RankInstance, Server};
-use serverpick::problems::rank::playnow::pool::{
+use serverpick::problems::cma::playnow::pool::{
     build_workload, simulate_pool, PingSource, PoolConfig, PoolPolicy,
 };
+use serverpick::problems::rank::model::{Player, RankInstance, Server};
 use serverpick::problems::rank::ranking::{order_scores, play_now, rank};
 use serverpick::problems::rank::score::Preset;
 use std::time::Duration;

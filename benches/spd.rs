@@ -4,7 +4,7 @@
 //! Sample size 10 keeps the whole run within a minute or two.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use serverpick::core::SolveOptions;
+use serverpick::core::{Ctx, SolveOptions};
 use serverpick::problems::spd::engines::spd_engine;
 use serverpick::problems::spd::engines::LEXICOGRAPHIC;
 use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
@@ -50,7 +50,7 @@ fn bench_spd(c: &mut Criterion) {
         let engine = spd_engine(name).expect("engine exists");
         let id = BenchmarkId::new(format!("{model}-25s-120c-f{f}"), label);
         group.bench_with_input(id, &inst, |b, inst| {
-            b.iter(|| black_box(engine.solve(inst, opts)))
+            b.iter(|| black_box(engine.solve(inst, &Ctx::new(opts))))
         });
     }
     group.finish();

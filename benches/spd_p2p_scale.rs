@@ -4,6 +4,7 @@
 //! budget) at 80 × 400. Sample size 10; the whole run takes a few minutes.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use serverpick::core::Ctx;
 use serverpick::core::SolveOptions;
 use serverpick::problems::spd::engines::{spd_engine, LEXICOGRAPHIC};
 use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
@@ -42,7 +43,7 @@ fn bench_p2p_scale(c: &mut Criterion) {
         let engine = spd_engine(name).expect("engine exists");
         let id = BenchmarkId::new(format!("p2p-{n}s-{m}c-f{f}"), label);
         group.bench_with_input(id, &inst, |b, inst| {
-            b.iter(|| black_box(engine.solve(inst, opts)))
+            b.iter(|| black_box(engine.solve(inst, &Ctx::new(opts))))
         });
     }
     group.finish();

@@ -56,7 +56,7 @@ fn run_model(model: CommModel, f: f64, seeds: u64, limit: f64) -> serverpick::Re
             ..PaperSpdParams::default()
         };
         let inst = generate_paper_spd(&p, seed)?;
-        let rec = run_spd(exact.as_ref(), &inst, &opts);
+        let rec = run_spd(exact, &inst, &opts);
         times.push(rec.time_ms / 1e3);
         let h_star = rec.objective.filter(|_| rec.status == Status::Optimal);
         proven += usize::from(h_star.is_some());
@@ -69,7 +69,7 @@ fn run_model(model: CommModel, f: f64, seeds: u64, limit: f64) -> serverpick::Re
             rec.time_ms / 1e3
         );
         for (i, name) in names.iter().enumerate() {
-            let hrec = run_spd(spd_engine(name)?.as_ref(), &inst, &opts);
+            let hrec = run_spd(spd_engine(name)?, &inst, &opts);
             match hrec.objective.filter(|_| hrec.status == Status::Feasible) {
                 Some(h) => {
                     line += &format!(" | {name} {h}");

@@ -46,9 +46,55 @@ pub enum Error {
     /// a refusal such as k-best's subset cap).
     #[error("{0}")]
     Usage(String),
+    /// An engine name that its family's list does not hold.
+    #[error("{}", unknown_engine(family, name, known))]
+    UnknownEngine {
+        /// The family whose list was searched (or `any` across families).
+        family: String,
+        /// The name asked for.
+        name: String,
+        /// The names the list holds, in table order.
+        known: Vec<String>,
+    },
+    /// A flag's value that cannot be used: the flag, the value and what it
+    /// must be.
+    #[error("{flag} {value}: expected {expected}")]
+    BadFlag {
+        /// The flag as spelt (`--budget`).
+        flag: String,
+        /// The value given.
+        value: String,
+        /// What it must be.
+        expected: String,
+    },
+    /// An output folder that already holds results (pass `--resume`, or
+    /// choose another).
+    #[error("{}: {hint}", path.display())]
+    ResultsExist {
+        /// The folder.
+        path: PathBuf,
+        /// What to do instead.
+        hint: String,
+    },
+    /// Runs contradict each other (a claimed optimum, bound or
+    /// infeasibility beaten by another engine): a bug somewhere (exit 1).
+    #[error("{count} conflict(s): {detail}")]
+    Conflicts {
+        /// How many.
+        count: usize,
+        /// What and where.
+        detail: String,
+    },
+    /// Stopped by Ctrl-C or a caller's interrupt flag (exit 130); what was
+    /// finished is kept.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
     /// The LP/MILP backend failed.
     #[error("solver: {0}")]
     Solver(String),
+    /// A broken promise inside the crate (a bug), never the user's input.
+    #[error("internal error (a bug, please report it): {0}")]
+    Internal(String),
     /// Standard output could not be written (a full disk, a closed pipe).
     #[error("cannot write the output: {0}")]
     Output(std::io::Error),
@@ -78,7 +124,26 @@ impl Error {
 
     /// True for errors caused by the user's input or request (CLI exit code 2).
     pub fn is_user_error(&self) -> bool {
-        matches!(self, Error::Input(_) | Error::Io { .. } | Error::Usage(_))
+        matches!(
+            self,
+            Error::Input(_)
+                | Error::Io { .. }
+                | Error::Usage(_)
+                | Error::UnknownEngine { .. }
+                | Error::BadFlag { .. }
+                | Error::ResultsExist { .. }
+        )
+    }
+
+    /// The CLI's exit code for this error: 2 for the user's input or
+    /// request, 130 after an interrupt, 1 for everything else (conflicts,
+    /// solver failures, bugs, an unwritable output).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Interrupted(_) => crate::core::interrupt::EXIT_INTERRUPTED,
+            e if e.is_user_error() => 2,
+            _ => 1,
+        }
     }
 }
 
@@ -92,3 +157,15 @@ impl Error {
 
 /// Result alias used across the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+fn unknown_engine(family: &str, name: &str, known: &[String]) -> String {
+    let family = if family.is_empty() {
+        String::new()
+    } else {
+        format!("{family} ")
+    };
+    format!(
+        "unknown {family}engine '{name}' (known: {})",
+        known.join(", ")
+    )
+}

@@ -155,6 +155,8 @@ fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option
         size: Some(1.0),
         check: None,
         message: None,
+        stop: None,
+        solver_status: None,
         extra: Map::new(),
     }
 }

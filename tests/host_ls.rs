@@ -12,7 +12,7 @@ use serverpick::problems::spd::model::{CommModel, SpdInstance};
 
 fn hosts(inst: &SpdInstance, engine: &str) -> (Status, Option<usize>) {
     let rec = run_spd(
-        spd_engine(engine).expect("engine").as_ref(),
+        spd_engine(engine).expect("engine"),
         inst,
         &SolveOptions::new(Some(60.0), 0),
     );

@@ -15,7 +15,7 @@ use serverpick::problems::spd::model::{CommModel, SpdInstance};
 
 fn run(inst: &SpdInstance, engine: &str) -> (Status, Option<usize>, String) {
     let rec = run_spd(
-        spd_engine(engine).expect("engine").as_ref(),
+        spd_engine(engine).expect("engine"),
         inst,
         &SolveOptions::new(Some(60.0), 3),
     );
@@ -43,8 +43,8 @@ fn check(inst: &SpdInstance) -> Result<(), TestCaseError> {
     if msg.contains("proven minimal") {
         prop_assert_eq!(ex, hs, "host-search claimed a proof: {}", msg);
     }
-    let again = host_search(inst, 100_000, 3, None).best;
-    let first = host_search(inst, 100_000, 3, None).best;
+    let again = host_search(inst, 100_000, 3, &serverpick::core::Deadline::none()).best;
+    let first = host_search(inst, 100_000, 3, &serverpick::core::Deadline::none()).best;
     prop_assert_eq!(again, first, "same seed, different answers");
     Ok(())
 }

@@ -138,7 +138,7 @@ fn exact_at(inst: &SpdInstance, mu: f64) -> (Status, Option<usize>, Option<f64>)
     at.bound = mu;
     at.bound_factor = None;
     let rec = run_spd(
-        spd_engine("exact").expect("exact").as_ref(),
+        spd_engine("exact").expect("exact"),
         &at,
         &SolveOptions::new(Some(120.0), 0),
     );

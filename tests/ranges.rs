@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use serverpick::core::{SolveOptions, Status};
-use serverpick::problems::ranges::engines::{run_ranges, ENGINES};
+use serverpick::problems::ranges::engines::{engine_names, run_ranges};
 use serverpick::problems::ranges::eval::{evaluate, range_load};
 use serverpick::problems::ranges::exact::{exact_split, probe};
 use serverpick::problems::ranges::file::{parse_ranges, read_ranges};
@@ -124,8 +124,8 @@ proptest! {
         let ex = run_ranges("exact", &inst, &opts);
         prop_assert_eq!(ex.status, Status::Optimal);
         let best = ex.objective.unwrap();
-        for engine in ENGINES {
-            let r = run_ranges(engine, &inst, &opts);
+        for engine in engine_names() {
+            let r = run_ranges(&engine, &inst, &opts);
             prop_assert!(r.objective.is_some(), "{} gave no objective", engine);
             let contiguous = r.metrics["contiguous"].as_bool().unwrap();
             if contiguous {
@@ -345,6 +345,8 @@ fn hash_rows_are_checked_apart_from_contiguous_splits() {
         size: None,
         check: None,
         message: None,
+        stop: None,
+        solver_status: None,
         extra: serde_json::Map::new(),
     };
     let mut rows = vec![

@@ -29,11 +29,7 @@ fn brute_force(inst: &SpdInstance) -> Option<Key> {
 
 fn exact(inst: &SpdInstance) -> SolveRecord {
     let opts = SolveOptions::new(Some(60.0), 0);
-    run_spd(
-        spd_engine("exact").expect("exact exists").as_ref(),
-        inst,
-        &opts,
-    )
+    run_spd(spd_engine("exact").expect("exact exists"), inst, &opts)
 }
 
 fn key_of(rec: &SolveRecord) -> Key {
@@ -109,7 +105,7 @@ fn never_worse(inst: &SpdInstance) -> Result<(), TestCaseError> {
     let rec = exact(inst);
     let opts = SolveOptions::default();
     for name in heuristic_names(inst.model) {
-        let h = run_spd(spd_engine(name).expect("engine").as_ref(), inst, &opts);
+        let h = run_spd(spd_engine(name).expect("engine"), inst, &opts);
         if h.status != Status::Feasible {
             continue;
         }
@@ -198,7 +194,7 @@ fn zero_time_limit_returns_the_incumbent_and_a_bound() {
         };
         let inst = generate_paper_spd(&p, 3).unwrap();
         let opts = SolveOptions::new(Some(0.0), 0);
-        let rec = run_spd(spd_engine("exact").unwrap().as_ref(), &inst, &opts);
+        let rec = run_spd(spd_engine("exact").unwrap(), &inst, &opts);
         assert_eq!(rec.status, Status::TimeLimit, "{model}: {:?}", rec.message);
         let hosts = rec.objective.expect("an incumbent");
         let bound = rec.bound.expect("a bound");
@@ -220,7 +216,7 @@ fn lexicographic_off_still_proves_hosts() {
     let opts = SolveOptions::default()
         .with(&LEXICOGRAPHIC, false)
         .expect("a flag");
-    let rec = run_spd(spd_engine("exact").unwrap().as_ref(), &inst, &opts);
+    let rec = run_spd(spd_engine("exact").unwrap(), &inst, &opts);
     let b = brute_force(&inst).expect("feasible at f = 1.1");
     assert_eq!(rec.status, Status::Optimal);
     assert_eq!(key_of(&rec).0, b.0);
@@ -266,7 +262,7 @@ fn infinite_bound_on_isolated_servers_is_infeasible() {
     assert!(inst.bound.is_infinite());
     assert_eq!(brute_force(&inst), None);
     let r = run_spd(
-        spd_engine("exact").unwrap().as_ref(),
+        spd_engine("exact").unwrap(),
         &inst,
         &SolveOptions::default(),
     );

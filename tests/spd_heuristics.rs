@@ -8,7 +8,7 @@ use serverpick::core::SolveOptions;
 use serverpick::core::{FailureReason, Status};
 use serverpick::problems::spd::algorithm_matching::algorithm_matching;
 use serverpick::problems::spd::engines::KBEST_MAX_SUBSETS;
-use serverpick::problems::spd::engines::{run_spd, spd_engine, spd_engines};
+use serverpick::problems::spd::engines::{run_spd, spd_engine, ENGINES};
 use serverpick::problems::spd::eval::evaluate_spd;
 use serverpick::problems::spd::file::read_spd;
 use serverpick::problems::spd::model::{CommModel, SpdSolution};
@@ -29,10 +29,10 @@ fn instance(name: &str) -> serverpick::problems::spd::model::SpdInstance {
 fn zizo_fails_where_spdp2p_h_succeeds() {
     let inst = instance("spd-fig5-zizo-fails.json");
     let opts = SolveOptions::default();
-    let zizo = run_spd(spd_engine("zizo").unwrap().as_ref(), &inst, &opts);
+    let zizo = run_spd(spd_engine("zizo").unwrap(), &inst, &opts);
     assert_eq!(zizo.status, Status::Error);
     assert!(zizo.message.unwrap().contains("zoom-in"));
-    let h = run_spd(spd_engine("spdp2p-h").unwrap().as_ref(), &inst, &opts);
+    let h = run_spd(spd_engine("spdp2p-h").unwrap(), &inst, &opts);
     assert_eq!(h.status, Status::Feasible);
     assert_eq!(h.objective, Some(1.0));
     assert_eq!(h.metrics["host_list"], serde_json::json!([2]));
@@ -51,7 +51,7 @@ fn fig2_two_servers_suffice() {
     assert!(ev.is_feasible());
     assert_eq!(ev.metrics.unwrap().hosts, 2);
     let r = run_spd(
-        spd_engine("spdcs-h").unwrap().as_ref(),
+        spd_engine("spdcs-h").unwrap(),
         &inst,
         &SolveOptions::default(),
     );
@@ -64,7 +64,7 @@ fn kbest_refuses_politely_above_its_cap() {
     let opts = SolveOptions::default()
         .with(&KBEST_MAX_SUBSETS, 1)
         .expect("a count");
-    let r = run_spd(spd_engine("k-best").unwrap().as_ref(), &inst, &opts);
+    let r = run_spd(spd_engine("k-best").unwrap(), &inst, &opts);
     assert_eq!(r.status, Status::Error);
     assert!(r.message.unwrap().contains("refused"));
 }
@@ -74,7 +74,7 @@ fn alg_m_reports_infeasible_below_gamma() {
     let mut inst = random_spd(6, 8, CommModel::Cs, 1.0, 9);
     inst.bound = inst.gamma * 0.9;
     let r = run_spd(
-        spd_engine("alg-m").unwrap().as_ref(),
+        spd_engine("alg-m").unwrap(),
         &inst,
         &SolveOptions::default(),
     );
@@ -106,8 +106,8 @@ proptest! {
         let model = if p2p { CommModel::P2p } else { CommModel::Cs };
         let inst = random_spd(n, m, model, f, seed);
         let cs_feasible = model == CommModel::Cs && inst.gamma <= inst.bound;
-        for e in spd_engines().iter().filter(|e| e.name() != "exact" && e.supports(model)) {
-            let r = run_spd(e.as_ref(), &inst, &SolveOptions::default());
+        for &e in ENGINES.iter().filter(|e| e.name() != "exact" && e.applies(&inst).is_ok()) {
+            let r = run_spd(e, &inst, &SolveOptions::default());
             match r.status {
                 Status::Feasible => {
                     let sol: SpdSolution = serde_json::from_value(r.solution.clone().unwrap()).unwrap();
@@ -147,7 +147,7 @@ proptest! {
 fn spdcs_h_can_use_more_hosts_than_alg_m() {
     let inst = random_spd(4, 8, CommModel::Cs, 1.4428061058761277, 2256);
     let opts = SolveOptions::default();
-    let h = run_spd(spd_engine("spdcs-h").unwrap().as_ref(), &inst, &opts);
-    let a = run_spd(spd_engine("alg-m").unwrap().as_ref(), &inst, &opts);
+    let h = run_spd(spd_engine("spdcs-h").unwrap(), &inst, &opts);
+    let a = run_spd(spd_engine("alg-m").unwrap(), &inst, &opts);
     assert_eq!((h.objective, a.objective), (Some(4.0), Some(3.0)));
 }

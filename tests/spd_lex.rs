@@ -65,11 +65,7 @@ fn by_host_sets(inst: &SpdInstance) -> Option<Key> {
 
 fn exact(inst: &SpdInstance, time_limit: Option<f64>) -> SolveRecord {
     let opts = SolveOptions::new(time_limit, 0);
-    run_spd(
-        spd_engine("exact").expect("exact exists").as_ref(),
-        inst,
-        &opts,
-    )
+    run_spd(spd_engine("exact").expect("exact exists"), inst, &opts)
 }
 
 fn key_of(rec: &SolveRecord) -> Key {

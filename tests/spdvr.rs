@@ -209,14 +209,14 @@ fn infeasible_start_is_an_input_error() {
         assign: vec![0, 3, 1, 3, 2], // delay 132 > 100
     };
     for engine in spdvr_engine_names() {
-        match run_spdvr(engine, &inst, &start, &opts()) {
+        match run_spdvr(&engine, &inst, &start, &opts()) {
             Err(Error::Input(e)) => assert!(e.message.contains("exceeds the bound"), "{e}"),
             other => panic!("{engine}: expected an input error, got {other:?}"),
         }
     }
     assert!(matches!(
         run_spdvr("no-such", &inst, &start, &opts()),
-        Err(Error::Usage(_))
+        Err(Error::UnknownEngine { .. })
     ));
 }
 

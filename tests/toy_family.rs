@@ -1,15 +1,19 @@
 //! A family from outside the crate: registered once, it runs through
 //! `solve`, `eval` and `bench` without any change to `cli/` or `bench/` —
-//! the acceptance test of the one-folder-per-family interface.
+//! the acceptance test of the one-folder-per-family interface. And an engine
+//! from outside the crate added to an existing family (SPD) through the
+//! public engine interface: the family's evaluator judges it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map};
+use serverpick::core::engine::{self, Ctx, Engine, Engines, Problem};
 use serverpick::core::registry;
 use serverpick::core::{
-    fill_record, EvalReport, Family, InstanceFeatures, Outcome, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow, Status, Verdict,
+    EvalReport, FailureReason, Family, ForeignEngine, InstanceFeatures, Outcome, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow, Status, Verdict,
 };
 use serverpick::io::solution_file::read_solution;
+use serverpick::problems::spd::model::{SpdInstance, SpdSolution};
 use serverpick::Result;
 use std::any::Any;
 use std::path::Path;
@@ -32,6 +36,62 @@ struct Pick {
 }
 
 struct ToyInstance(ToyFile);
+
+impl Problem for ToyFile {
+    type Solution = Pick;
+    fn instance_name(&self) -> &str {
+        &self.name
+    }
+    fn problem(&self) -> &'static str {
+        "toy"
+    }
+    fn evaluate(&self, pick: &Pick) -> Verdict {
+        verdict(self, pick)
+    }
+}
+
+/// The toy engines, as values.
+struct First;
+struct Best;
+/// Claims an optimum it does not have: the cross-check must catch it.
+struct Wrong;
+static TOY_ENGINES: &Engines<'static, ToyFile> = &[&First, &Best, &Wrong];
+
+impl Engine<ToyFile> for First {
+    fn name(&self) -> &str {
+        "first"
+    }
+    fn solve(&self, _: &ToyFile, _: &Ctx) -> Outcome<Pick> {
+        Outcome::found(Pick { index: 0 })
+    }
+}
+
+impl Engine<ToyFile> for Best {
+    fn name(&self) -> &str {
+        "best"
+    }
+    fn solve(&self, inst: &ToyFile, _: &Ctx) -> Outcome<Pick> {
+        let v = &inst.values;
+        let best = (0..v.len()).min_by(|&a, &b| v[a].total_cmp(&v[b]));
+        match best {
+            Some(b) => Outcome::claim(Status::Optimal, Pick { index: b }, Some(v[b])),
+            None => Outcome::no_solution("no values"),
+        }
+    }
+}
+
+impl Engine<ToyFile> for Wrong {
+    fn name(&self) -> &str {
+        "wrong"
+    }
+    /// Only when named: `--engine all` leaves it out.
+    fn in_all(&self, _: &ToyFile) -> bool {
+        false
+    }
+    fn solve(&self, _: &ToyFile, _: &Ctx) -> Outcome<Pick> {
+        Outcome::claim(Status::Optimal, Pick { index: 0 }, None)
+    }
+}
 
 fn verdict(inst: &ToyFile, pick: &Pick) -> Verdict {
     match inst.values.get(pick.index) {
@@ -65,8 +125,8 @@ impl Family for Toy {
             .map_err(|e| serverpick::Error::input(path.display().to_string(), "", e.to_string()))?;
         Ok(Box::new(ToyInstance(file)))
     }
-    fn engines(&self) -> Vec<&'static str> {
-        vec!["first", "best", "wrong"]
+    fn engines(&self) -> Vec<String> {
+        engine::names(TOY_ENGINES)
     }
     fn render_table(&self, rows: &[SolveRow]) -> String {
         rows.iter()
@@ -97,22 +157,13 @@ impl ProblemInstance for ToyInstance {
         }
     }
     fn applicable_engines(&self) -> Vec<String> {
-        vec!["first".into(), "best".into()]
+        engine::in_all(TOY_ENGINES, &self.0)
     }
-    fn run_engine(&self, engine: &str, _opts: &SolveOptions) -> SolveRecord {
-        let v = &self.0.values;
-        let best = (0..v.len())
-            .min_by(|&a, &b| v[a].total_cmp(&v[b]))
-            .unwrap_or(0);
-        let outcome = match engine {
-            "first" => Outcome::found(Pick { index: 0 }),
-            "best" => Outcome::claim(Status::Optimal, Pick { index: best }, Some(v[best])),
-            // Claims an optimum it does not have: the cross-check must catch it.
-            _ => Outcome::claim(Status::Optimal, Pick { index: 0 }, None),
-        };
-        let mut r = SolveRecord::unsolved(&self.0.name, "toy", engine);
-        fill_record(&mut r, outcome, |p| verdict(&self.0, p));
-        r
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        engine::run_named(TOY_ENGINES, "toy", &self.0, name, opts)
+    }
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        engine::run_foreign(foreign, self, &self.0, opts)
     }
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
         let pick: Pick = read_solution(solution)?;
@@ -175,4 +226,109 @@ fn a_registered_family_runs_through_solve_eval_and_bench() {
     assert_eq!(first.best_known, Some(1.0));
     assert_eq!(first.best_known_is_optimal, Some(true));
     assert_eq!(first.gap, Some(2.0));
+}
+
+/// A toy SPD engine written outside the crate: every client on its nearest
+/// server, claiming (falsely) to be optimal with a bound of one host.
+struct Nearest;
+
+impl Engine<SpdInstance> for Nearest {
+    fn name(&self) -> &str {
+        "nearest"
+    }
+    fn solve(&self, inst: &SpdInstance, _ctx: &Ctx) -> Outcome<SpdSolution> {
+        let assign = (0..inst.clients())
+            .map(|c| {
+                let row = inst.access_row(c);
+                (0..row.len())
+                    .min_by(|&a, &b| row[a].total_cmp(&row[b]))
+                    .unwrap_or(0)
+            })
+            .collect();
+        Outcome::claim(
+            Status::Optimal,
+            SpdSolution { root: None, assign },
+            Some(1.0),
+        )
+    }
+}
+
+#[test]
+fn an_engine_from_outside_joins_an_existing_family() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/spd-fig1-p2p.json");
+    let inst = serverpick::problems::spd::file::read_spd(&path).unwrap();
+    let opts = SolveOptions::default();
+    // The same runner as the built-in engines: the SPD evaluator scores it
+    // and the false claim (bound 1 below the evaluated host count) is caught.
+    let rec = engine::run(&Nearest, &inst, &opts);
+    assert_eq!(
+        (rec.engine.as_str(), rec.problem.as_str()),
+        ("nearest", "spd")
+    );
+    let hosts = rec.metrics["hosts"].as_u64().unwrap();
+    assert!(hosts > 1, "{rec:?}");
+    assert_eq!(rec.status, Status::Feasible, "{rec:?}");
+    assert_eq!(rec.objective, Some(hosts as f64));
+    // Beside the family's own engines, judged alike: exact is no worse.
+    let exact = engine::run_named(
+        serverpick::problems::spd::engines::ENGINES,
+        "SPD",
+        &inst,
+        "exact",
+        &opts,
+    );
+    assert!(exact.objective.unwrap() <= rec.objective.unwrap());
+}
+
+/// A foreign (JSON) engine on a family's dynamic instance: a wrong shape is
+/// a `rejected` row, a right one is scored.
+struct Json(serde_json::Value);
+
+impl ForeignEngine for Json {
+    fn name(&self) -> &str {
+        "json"
+    }
+    fn solve(&self, _inst: &dyn ProblemInstance, _ctx: &Ctx) -> Outcome<serde_json::Value> {
+        Outcome::found(self.0.clone())
+    }
+}
+
+#[test]
+fn a_foreign_engine_goes_through_the_same_runner() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/spd-fig1-p2p.json");
+    let inst = registry::read_instance(&path).unwrap();
+    let opts = SolveOptions::default();
+    let builtin = inst.run_engine("alg-m", &opts);
+    let good = Json(builtin.solution.clone().unwrap());
+    let rec = inst.run_foreign(&good, &opts);
+    assert_eq!(
+        (rec.status, rec.objective),
+        (builtin.status, builtin.objective),
+        "{rec:?}"
+    );
+    let clients = inst.features().features["clients"].as_u64().unwrap() as usize;
+    let infeasible = Json(json!({"assign": vec![0; clients]}));
+    let rec = inst.run_foreign(&infeasible, &opts);
+    assert_eq!(rec.reason, Some(FailureReason::Rejected), "{rec:?}");
+    assert!(rec.message.unwrap().contains("exceeds the bound"));
+    let bad = Json(json!({"nope": 1}));
+    let rec = inst.run_foreign(&bad, &opts);
+    assert_eq!(rec.status, Status::Error);
+    assert_eq!(rec.reason, Some(FailureReason::Rejected));
+    assert!(rec.message.unwrap().contains("not a spd solution"));
+}
+
+/// Every family's engine parameters: a default of their type inside their
+/// range, a doc line, one flag name each.
+#[test]
+fn every_engine_parameter_is_well_declared() {
+    let params = registry::params();
+    assert!(!params.is_empty());
+    for p in &params {
+        p.validate().unwrap();
+        assert!(!p.help.is_empty(), "--{} has no doc line", p.name);
+        let mut o = SolveOptions::default();
+        let err = o.set(p, "not-a-value").unwrap_err();
+        assert!(err.to_string().contains(&format!("--{}", p.name)), "{err}");
+    }
 }

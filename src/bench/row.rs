@@ -7,7 +7,7 @@
 //! number per column.
 
 use crate::core::check::{cross_check, Claim};
-use crate::core::{relative_gap, FailureReason, SolveRecord, Status};
+use crate::core::{relative_gap, FailureReason, SolveRecord, Status, StopReason};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -74,6 +74,14 @@ pub struct BenchRow {
     pub check: Option<String>,
     /// The engine's message (why it failed, what it refused, a note).
     pub message: Option<String>,
+    /// Which limit or event ended the run early (`time_limit`,
+    /// `node_limit`, `interrupted`, …), when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<StopReason>,
+    /// The LP/MILP backend's final status (HiGHS's model status), when one
+    /// ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver_status: Option<String>,
     /// Instance features and scalar metrics, flattened.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -112,6 +120,8 @@ impl BenchRow {
             size: Some(size),
             check: None,
             message: rec.message,
+            stop: rec.stop,
+            solver_status: rec.solver_status,
             extra,
         }
     }

@@ -214,11 +214,12 @@ fn previous_rows(jsonl: &Path, resume: bool) -> Result<Vec<BenchRow>> {
     let read = export::read_jsonl(jsonl)?;
     if !resume {
         if !read.rows.is_empty() || read.dropped_partial_line {
-            return Err(Error::Usage(format!(
-                "{} already holds results: pass --resume to continue that run, or choose \
-                 another --out",
-                jsonl.display()
-            )));
+            return Err(Error::ResultsExist {
+                path: jsonl.to_path_buf(),
+                hint: "already holds results: pass --resume to continue that run, or choose \
+                       another --out"
+                    .into(),
+            });
         }
         return Ok(Vec::new());
     }
@@ -451,10 +452,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
     let target = out.join(RESULTS_JSONL);
     let out_is_input = dirs.iter().any(|d| same_dir(d, out));
     if target.exists() && !out_is_input {
-        return Err(Error::Usage(format!(
-            "{} already holds results: merge into a new folder",
-            target.display()
-        )));
+        return Err(Error::ResultsExist {
+            path: target,
+            hint: "already holds results: merge into a new folder".into(),
+        });
     }
     check_shards(dirs);
     let mut rows = Vec::new();

@@ -90,12 +90,17 @@ pub fn with_params(mut cmd: clap::Command, params: &[ParamSpec]) -> clap::Comman
         let mut arg = clap::Arg::new(p.name)
             .long(p.name)
             .value_name(match p.kind {
-                ParamKind::Count => "N",
-                ParamKind::Flag => "true|false",
-                ParamKind::Real => "X",
+                ParamKind::Count { .. } => "N",
+                ParamKind::Flag { .. } => "true|false",
+                ParamKind::Real { .. } => "X",
             })
-            .help(format!("{} [default: {}]", p.help, p.default));
-        if p.kind == ParamKind::Flag {
+            .help(format!(
+                "{} ({}) [default: {}]",
+                p.help,
+                p.expected(),
+                p.default_text()
+            ));
+        if matches!(p.kind, ParamKind::Flag { .. }) {
             // `--lexicographic` alone means true; `--no-lexicographic` false.
             arg = arg.num_args(0..=1).default_missing_value("true");
             cmd = cmd.arg(
@@ -164,12 +169,14 @@ pub fn report(what: &str, out: &Path, o: &BenchOutcome) -> Result<()> {
     for c in &o.conflicts {
         eprintln!("CONFLICT: {c}");
     }
-    Err(Error::Solver(format!(
-        "{} conflict(s): a claimed optimum, bound or infeasibility was beaten by another \
-         engine (a bug; rows marked check=CONFLICT, see {}/summary.md)",
-        o.conflicts.len(),
-        out.display()
-    )))
+    Err(Error::Conflicts {
+        count: o.conflicts.len(),
+        detail: format!(
+            "a claimed optimum, bound or infeasibility was beaten by another engine (a bug; \
+             rows marked check=CONFLICT, see {}/summary.md)",
+            out.display()
+        ),
+    })
 }
 
 /// Runs `serverpick bench` (`m`: its parsed flags, for engine parameters).

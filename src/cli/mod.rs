@@ -142,11 +142,13 @@ fn dispatch(m: &clap::ArgMatches) -> Result<i32> {
 
 /// Exit code for an error.
 pub fn exit_code(e: &Error) -> i32 {
-    if e.is_user_error() {
-        2
-    } else {
-        1
-    }
+    e.exit_code()
+}
+
+/// A clap error as a usage error (the families' own commands parse their
+/// flags with clap and report through this).
+pub fn usage(e: clap::Error) -> Error {
+    Error::Usage(e.to_string())
 }
 
 /// Splits `a,b,c` lists given once or repeatedly.

@@ -6,6 +6,7 @@ use crate::cli::out;
 use crate::cli::{parse_time_limit, split_list};
 use crate::core::check::{cross_check, Claim};
 use crate::core::registry::{self, read_instance_as};
+use crate::core::{interrupt, Deadline};
 use crate::core::{InstanceFeatures, SolveOptions, SolveRecord, SolveRow};
 use crate::error::{Error, Result};
 use crate::io::collect_instance_files;
@@ -31,8 +32,10 @@ pub struct SolveArgs {
     /// `spdcs-h`, `exact`) to compute one.
     #[arg(long)]
     pub start: Option<String>,
-    /// Wall-time limit per exact run, seconds (`none` for no limit).
-    #[arg(long, default_value = "60")]
+    /// Wall-time limit, seconds: one deadline for the whole command — every
+    /// run, stage and HiGHS call ends by it, each exact run returning its
+    /// incumbent and bound (`none` or 0: no limit).
+    #[arg(long, default_value = "60", allow_hyphen_values = true)]
     pub time_limit: String,
     /// Folder to write one solution file per (instance, engine) into.
     #[arg(long)]
@@ -50,7 +53,8 @@ pub struct SolveArgs {
 
 impl SolveArgs {
     fn options(&self, m: &clap::ArgMatches) -> Result<SolveOptions> {
-        let mut opts = SolveOptions::new(parse_time_limit(&self.time_limit)?, self.seed);
+        let limit = parse_time_limit(&self.time_limit)?;
+        let mut opts = SolveOptions::new(limit, self.seed).with_deadline(Deadline::after(limit));
         params_into(&mut opts, m)?;
         Ok(opts)
     }
@@ -66,10 +70,11 @@ impl SolveArgs {
         }
         let known = registry::known_engines();
         if let Some(n) = names.iter().find(|n| !known.contains(n)) {
-            return Err(Error::Usage(format!(
-                "unknown engine '{n}' (known: {})",
-                known.join(", ")
-            )));
+            return Err(Error::UnknownEngine {
+                family: String::new(),
+                name: n.clone(),
+                known,
+            });
         }
         Ok(Some(names))
     }
@@ -85,6 +90,7 @@ struct Tally {
 /// Runs `solve` (`m`: its parsed flags, for engine parameters); returns the
 /// exit code.
 pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
+    interrupt::install();
     let opts = args.options(m)?;
     let wanted = args.engine_names()?;
     let files = collect_instance_files(&args.paths)?;
@@ -103,6 +109,14 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     let mut tally = Tally::default();
     let mut names: OutputNames = OutputNames::default();
     for (i, file) in files.iter().enumerate() {
+        if interrupt::interrupted() {
+            eprintln!(
+                "serverpick: interrupted: {} of {} files not started",
+                files.len() - i,
+                files.len()
+            );
+            break;
+        }
         if progress {
             eprintln!("[{}/{}] {}", i + 1, files.len(), file.display());
         }
@@ -130,6 +144,9 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
             crate::core::table::set_note_width(usize::MAX);
         }
         print_tables(&rows)?;
+    }
+    if interrupt::interrupted() {
+        return Ok(interrupt::EXIT_INTERRUPTED);
     }
     tally.exit_code(rows.is_empty())
 }
@@ -167,11 +184,7 @@ fn solve_file(
     let engines = match wanted {
         Some(names) => {
             let own = inst.family().engines();
-            let mine: Vec<String> = names
-                .iter()
-                .filter(|n| own.contains(&n.as_str()))
-                .cloned()
-                .collect();
+            let mine: Vec<String> = names.iter().filter(|n| own.contains(n)).cloned().collect();
             if mine.is_empty() {
                 eprintln!(
                     "serverpick: {}: skipped: no engine of --engine {} solves a '{}' instance \

@@ -145,7 +145,7 @@ mod tests {
         let quiet = Arc::new(AtomicBool::new(false));
         let capped = Deadline::none().with_flag(quiet).capped(Some(0.0));
         assert_eq!(capped.stop(), Some(StopReason::TimeLimit));
-        assert_eq!(Deadline::after(Some(f64::NAN)).end.is_some(), true);
+        assert!(Deadline::after(Some(f64::NAN)).end.is_some());
         assert_eq!(Deadline::after(Some(1e12)).end, None);
         assert_eq!(Deadline::after(None).remaining(), None);
     }

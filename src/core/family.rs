@@ -10,7 +10,7 @@
 //! (`core`, `bench`, `cli`) know no family by name.
 
 use crate::core::outcome::Verdict;
-use crate::core::{ParamSpec, SolveOptions, SolveRecord};
+use crate::core::{ForeignEngine, ParamSpec, SolveOptions, SolveRecord};
 use crate::error::Result;
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -109,8 +109,8 @@ pub trait Family: Sync + Send {
         opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>>;
 
-    /// Every engine name, in table order.
-    fn engines(&self) -> Vec<&'static str>;
+    /// Every engine name, in table order (its engine list's names).
+    fn engines(&self) -> Vec<String>;
 
     /// The engines' parameters (each becomes a `--NAME` flag of `solve` and
     /// `bench`).
@@ -159,6 +159,11 @@ pub trait ProblemInstance: Send + Sync {
     /// solution, and returns the record. Never panics on purpose; an unknown
     /// or inapplicable engine gives an `error` record with its reason.
     fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord;
+
+    /// Runs an engine from outside the family's list (an external command,
+    /// a Python function) through the same runner: its JSON solution is
+    /// read as the family's solution and scored by the family's evaluator.
+    fn run_foreign(&self, engine: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord;
 
     /// Evaluates a solution file (a `solve --out` file or a bare solution).
     fn eval_file(&self, solution: &Path) -> Result<EvalReport>;

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod deadline;
+pub mod engine;
 pub mod family;
 pub mod interrupt;
 pub mod options;
@@ -14,10 +15,11 @@ pub mod status;
 pub mod table;
 
 pub use deadline::Deadline;
+pub use engine::{Ctx, Engine, ForeignEngine, Problem};
 pub use family::{
     CliHook, EvalReport, Family, HookPlace, InstanceFeatures, ProblemInstance, SolveRow,
 };
-pub use options::{ParamKind, ParamSpec, SolveOptions};
+pub use options::{ParamKind, ParamSpec, ParamValue, SolveOptions};
 pub use outcome::{fill_record, metrics_map, Outcome, Verdict};
 pub use record::SolveRecord;
 pub use status::{relative_gap, within_bound, FailureReason, Status, StopReason};

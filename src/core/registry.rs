@@ -2,7 +2,7 @@
 //! through it.
 //!
 //! The crate's own families are listed once, in `src/problems/mod.rs`
-//! (`families![…]`). Another crate, or a test, adds its own with
+//! (`problems::builtin`). Another crate, or a test, adds its own with
 //! [`register`]; from then on `solve`, `eval`, `bench`, `gen` and `repro`
 //! treat it like the built-in ones.
 
@@ -54,8 +54,8 @@ pub fn problem_names() -> Vec<&'static str> {
 pub fn known_engines() -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for n in families().iter().flat_map(|f| f.engines()) {
-        if !names.iter().any(|m| m == n) {
-            names.push(n.to_string());
+        if !names.contains(&n) {
+            names.push(n);
         }
     }
     names

@@ -5,10 +5,13 @@
 //! model is still built with good_lp, but handed to HiGHS through
 //! `HighsProblem::into_inner`, and the result is read from HiGHS itself:
 //! the model status, `mip_dual_bound`, `mip_gap` and the primal solution status.
+//! Every HiGHS model status is kept one to one ([`MipResult::model_status`]);
+//! a limit that ended the solve is typed ([`MipResult::stop`]: time,
+//! iterations, solutions, memory, interrupt) instead of folded into one.
 //! Columns are in good_lp's variable order, so `Variable::index()` indexes the
 //! returned values.
 
-use crate::core::Status;
+use crate::core::{Deadline, Outcome, Status, StopReason};
 use good_lp::solvers::highs::highs;
 use good_lp::variable::VariableDefinition;
 use good_lp::{Constraint, Expression, ProblemVariables, SolverModel, Variable};
@@ -92,6 +95,39 @@ impl Default for MipSettings {
     }
 }
 
+impl MipSettings {
+    /// Checks every setting once, before HiGHS sees it: a time limit that
+    /// is a number of seconds ≥ 0, gaps that are finite and ≥ 0, at least
+    /// one thread.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if let Some(t) = self.time_limit {
+            if t.is_nan() || t < 0.0 {
+                return Err(format!("time limit {t}: expected seconds >= 0"));
+            }
+        }
+        for (name, g) in [("relative", self.rel_gap), ("absolute", self.abs_gap)] {
+            if !g.is_finite() || g < 0.0 {
+                return Err(format!("{name} MIP gap {g}: expected a finite number >= 0"));
+            }
+        }
+        if self.threads == 0 {
+            return Err("threads 0: expected at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The settings of one solve inside a run: the time the run's
+    /// `deadline` has left (never the full limit), one thread, and
+    /// `abs_gap` (just below 1 proves an integer objective optimal).
+    pub fn within(deadline: &Deadline, abs_gap: f64) -> Self {
+        MipSettings {
+            time_limit: deadline.remaining_secs(),
+            abs_gap,
+            ..MipSettings::default()
+        }
+    }
+}
+
 /// What HiGHS says about a solve.
 #[derive(Debug, Clone)]
 pub struct MipResult {
@@ -108,6 +144,12 @@ pub struct MipResult {
     pub gap: Option<f64>,
     /// The raw HiGHS model status, for messages.
     pub message: Option<String>,
+    /// Which HiGHS limit ended the solve (its model status mapped one to
+    /// one: time, iteration, solution and memory limits, interrupt).
+    pub stop: Option<StopReason>,
+    /// HiGHS's model status as HiGHS names it (`Optimal`,
+    /// `ReachedTimeLimit`, …), kept in the record.
+    pub model_status: Option<&'static str>,
 }
 
 impl MipResult {
@@ -118,6 +160,13 @@ impl MipResult {
             .and_then(|vals| vals.get(col.idx).copied())
     }
 
+    /// `outcome` tagged with this solve's stop reason and HiGHS status.
+    pub fn tag<S>(&self, outcome: Outcome<S>) -> Outcome<S> {
+        outcome
+            .with_stop(self.stop)
+            .with_solver_status(self.model_status.map(str::to_string))
+    }
+
     fn error(message: String) -> Self {
         MipResult {
             status: Status::Error,
@@ -126,6 +175,8 @@ impl MipResult {
             bound: None,
             gap: None,
             message: Some(message),
+            stop: None,
+            model_status: None,
         }
     }
 }
@@ -146,6 +197,9 @@ pub fn minimise(
     start: Option<&[f64]>,
     settings: &MipSettings,
 ) -> MipResult {
+    if let Err(why) = settings.validate() {
+        return MipResult::error(format!("HiGHS settings: {why}"));
+    }
     let began = std::time::Instant::now();
     let spare = settings
         .retry_without_presolve
@@ -285,6 +339,33 @@ fn solve_rechecked(model: Model, settings: &MipSettings) -> Result<(SolvedModel,
     Ok((solved, rechecked))
 }
 
+/// HiGHS's name of a model status, one to one.
+fn status_name(s: HighsModelStatus) -> &'static str {
+    match s {
+        HighsModelStatus::NotSet => "NotSet",
+        HighsModelStatus::LoadError => "LoadError",
+        HighsModelStatus::ModelError => "ModelError",
+        HighsModelStatus::PresolveError => "PresolveError",
+        HighsModelStatus::SolveError => "SolveError",
+        HighsModelStatus::PostsolveError => "PostsolveError",
+        HighsModelStatus::ModelEmpty => "ModelEmpty",
+        HighsModelStatus::Infeasible => "Infeasible",
+        HighsModelStatus::Unbounded => "Unbounded",
+        HighsModelStatus::UnboundedOrInfeasible => "UnboundedOrInfeasible",
+        HighsModelStatus::ObjectiveBound => "ObjectiveBound",
+        HighsModelStatus::ObjectiveTarget => "ObjectiveTarget",
+        HighsModelStatus::ReachedTimeLimit => "ReachedTimeLimit",
+        HighsModelStatus::ReachedIterationLimit => "ReachedIterationLimit",
+        HighsModelStatus::Unknown => "Unknown",
+        HighsModelStatus::ReachedSolutionLimit => "ReachedSolutionLimit",
+        HighsModelStatus::ReachedInterrupt => "ReachedInterrupt",
+        HighsModelStatus::ReachedMemoryLimit => "ReachedMemoryLimit",
+        HighsModelStatus::Optimal => "Optimal",
+        // A status a newer HiGHS adds: named, not guessed.
+        _ => "Other",
+    }
+}
+
 /// Status, values, objective, bound and gap as HiGHS reports them.
 fn read_result(solved: SolvedModel, rechecked: bool) -> MipResult {
     let model_status = solved.status();
@@ -299,18 +380,25 @@ fn read_result(solved: SolvedModel, rechecked: bool) -> MipResult {
         .double_info_value(c"mip_gap")
         .ok()
         .filter(|g| g.is_finite());
+    let stop = match model_status {
+        HighsModelStatus::ReachedTimeLimit => Some(StopReason::TimeLimit),
+        HighsModelStatus::ReachedIterationLimit => Some(StopReason::IterationLimit),
+        HighsModelStatus::ReachedSolutionLimit => Some(StopReason::SolutionLimit),
+        HighsModelStatus::ReachedInterrupt => Some(StopReason::Interrupted),
+        HighsModelStatus::ReachedMemoryLimit => Some(StopReason::MemoryLimit),
+        _ => None,
+    };
     let status = match model_status {
         HighsModelStatus::Optimal => Status::Optimal,
         HighsModelStatus::Infeasible => Status::Infeasible,
-        HighsModelStatus::ReachedTimeLimit
-        | HighsModelStatus::ReachedIterationLimit
-        | HighsModelStatus::ReachedSolutionLimit
-        | HighsModelStatus::ReachedInterrupt
-        | HighsModelStatus::ReachedMemoryLimit => Status::TimeLimit,
+        // A limit ended it: the user-facing word is `time_limit` (a limit
+        // was hit); `stop` says which.
+        _ if stop.is_some() => Status::TimeLimit,
         other => {
             let mut r = MipResult::error(format!("HiGHS ended with status {other:?}"));
             r.values = values;
             r.objective = objective;
+            r.model_status = Some(status_name(other));
             return r;
         }
     };
@@ -331,6 +419,8 @@ fn read_result(solved: SolvedModel, rechecked: bool) -> MipResult {
                 format!("{model_status:?}")
             },
         ),
+        stop,
+        model_status: Some(status_name(model_status)),
     }
 }
 
@@ -338,6 +428,32 @@ fn read_result(solved: SolvedModel, rechecked: bool) -> MipResult {
 mod tests {
     use super::*;
     use good_lp::{constraint, variable};
+
+    #[test]
+    fn settings_are_checked_before_highs_sees_them() {
+        assert!(MipSettings::default().validate().is_ok());
+        let bad = [
+            MipSettings {
+                time_limit: Some(f64::NAN),
+                ..MipSettings::default()
+            },
+            MipSettings {
+                rel_gap: -1.0,
+                ..MipSettings::default()
+            },
+            MipSettings {
+                threads: 0,
+                ..MipSettings::default()
+            },
+        ];
+        for s in bad {
+            let mut b = MipBuilder::new();
+            let x = b.add(variable().min(0.0).max(1.0));
+            let r = minimise(b, x.var.into(), vec![], None, &s);
+            assert_eq!(r.status, Status::Error, "{s:?}");
+            assert!(r.message.unwrap().contains("HiGHS settings"));
+        }
+    }
 
     #[test]
     fn knapsack_is_solved_to_proven_optimality() {

@@ -15,7 +15,8 @@
 //! (`exact`'s problem), `ag-over` for whole-AG solutions that do not,
 //! `ag-players` for `exact-players`, `ag-split` for `classic` (AGs may split).
 
-use crate::core::{fill_record, FailureReason, Outcome, SolveOptions, SolveRecord};
+use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
+use crate::core::{FailureReason, Outcome, SolveOptions, SolveRecord, Verdict};
 use crate::problems::ag::classic::classic;
 use crate::problems::ag::eval::evaluate;
 use crate::problems::ag::exact::exact;
@@ -24,75 +25,150 @@ use crate::problems::ag::hybrid::{
 };
 use crate::problems::ag::model::{AgInstance, AgSolution};
 use crate::problems::ag::roles::{exact_ll_roles, exact_pd_roles};
-use std::time::Instant;
 
-/// The engines, in table order.
-pub const ENGINES: [&str; 7] = [
-    "exact",
-    "exact-players",
-    "hybrid",
-    "hybrid-pd",
-    "exact-ll",
-    "exact-pd",
-    "classic",
+/// `exact`: the lexicographic MILP, whole AGs.
+pub struct Exact;
+/// `exact-players`: the MILP, main-game players may move one by one.
+pub struct ExactPlayers;
+/// `hybrid`: Algorithm 1, P2P roles by `distributes(LL)`.
+pub struct Hybrid;
+/// `hybrid-pd`: Algorithm 1, P2P roles by `distributes(PD)`.
+pub struct HybridPd;
+/// `exact-ll`: Algorithm 1's placement, roles minimising the links' latency.
+pub struct ExactLl;
+/// `exact-pd`: Algorithm 1's placement, roles minimising `PD(S)·PD(RS)`.
+pub struct ExactPd;
+/// `classic`: Bezerra et al.'s player balancing.
+pub struct Classic;
+
+/// THE list of AG engines, in table order: a new engine is one line here.
+pub static ENGINES: &Engines<'static, AgInstance> = &[
+    &Exact,
+    &ExactPlayers,
+    &Hybrid,
+    &HybridPd,
+    &ExactLl,
+    &ExactPd,
+    &Classic,
 ];
 
-/// Runs engine `engine` (no evaluation).
-pub fn solve(engine: &str, inst: &AgInstance, opts: &SolveOptions) -> Outcome<AgSolution> {
-    match engine {
-        "hybrid" => Outcome::found(placement_solution(
-            inst,
-            &algorithm_1_hybrid(inst),
-            Criteria::Ll,
-        )),
-        "hybrid-pd" => Outcome::found(placement_solution(
-            inst,
-            &algorithm_1_hybrid(inst),
-            Criteria::Pd,
-        )),
-        "exact-ll" => {
-            let place = algorithm_1_hybrid(inst);
-            Outcome::found(placement_with_roles(inst, &place, |a| {
-                exact_ll_roles(inst, a)
-            }))
+impl Problem for AgInstance {
+    type Solution = AgSolution;
+
+    fn instance_name(&self) -> &str {
+        &self.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "ag"
+    }
+
+    fn evaluate(&self, sol: &AgSolution) -> Verdict {
+        evaluate(self, sol).verdict()
+    }
+
+    /// Whole-AG runs that leave a server above its target report `ag-over`.
+    fn reported_problem(&self, declared: &'static str, verdict: &Verdict) -> &'static str {
+        let over = verdict
+            .metrics
+            .get("excess")
+            .and_then(serde_json::Value::as_u64)
+            .is_some_and(|e| e > 0);
+        if declared == "ag" && over {
+            "ag-over"
+        } else {
+            declared
         }
-        "exact-pd" => {
-            let place = algorithm_1_hybrid(inst);
-            Outcome::found(placement_with_roles(inst, &place, |a| {
-                exact_pd_roles(inst, a)
-            }))
-        }
-        "classic" => Outcome::found(classic(inst)),
-        "exact" => exact(inst, false, opts),
-        "exact-players" => exact(inst, true, opts),
-        other => Outcome::failed(
-            FailureReason::BadInput,
-            format!(
-                "unknown ag engine '{other}' (known: {})",
-                ENGINES.join(", ")
-            ),
-        ),
     }
 }
 
-/// Runs `engine` on `inst`, evaluates the solution and builds the record.
-pub fn run_ag(engine: &str, inst: &AgInstance, opts: &SolveOptions) -> SolveRecord {
-    let mut record = SolveRecord::unsolved(&inst.name, "ag", engine);
-    let started = Instant::now();
-    let outcome = solve(engine, inst, opts);
-    record.time_ms = started.elapsed().as_secs_f64() * 1e3;
-    let mut over = false;
-    fill_record(&mut record, outcome, |sol| {
-        let ev = evaluate(inst, sol);
-        over = ev.metrics.as_ref().is_some_and(|m| m.excess > 0);
-        ev.verdict()
-    });
-    record.problem = match engine {
-        "classic" => "ag-split",
-        "exact-players" => "ag-players",
-        _ if over => "ag-over",
-        _ => "ag",
+impl Engine<AgInstance> for Exact {
+    fn name(&self) -> &str {
+        "exact"
     }
-    .to_string();
-    record
+    fn solve(&self, inst: &AgInstance, ctx: &Ctx) -> Outcome<AgSolution> {
+        exact(inst, false, ctx)
+    }
+}
+
+impl Engine<AgInstance> for ExactPlayers {
+    fn name(&self) -> &str {
+        "exact-players"
+    }
+    fn problem(&self, _inst: &AgInstance, _ctx: &Ctx) -> &'static str {
+        "ag-players"
+    }
+    fn solve(&self, inst: &AgInstance, ctx: &Ctx) -> Outcome<AgSolution> {
+        exact(inst, true, ctx)
+    }
+}
+
+impl Engine<AgInstance> for Hybrid {
+    fn name(&self) -> &str {
+        "hybrid"
+    }
+    fn solve(&self, inst: &AgInstance, _ctx: &Ctx) -> Outcome<AgSolution> {
+        let place = algorithm_1_hybrid(inst);
+        Outcome::found(placement_solution(inst, &place, Criteria::Ll))
+    }
+}
+
+impl Engine<AgInstance> for HybridPd {
+    fn name(&self) -> &str {
+        "hybrid-pd"
+    }
+    fn solve(&self, inst: &AgInstance, _ctx: &Ctx) -> Outcome<AgSolution> {
+        let place = algorithm_1_hybrid(inst);
+        Outcome::found(placement_solution(inst, &place, Criteria::Pd))
+    }
+}
+
+impl Engine<AgInstance> for ExactLl {
+    fn name(&self) -> &str {
+        "exact-ll"
+    }
+    fn solve(&self, inst: &AgInstance, _ctx: &Ctx) -> Outcome<AgSolution> {
+        let place = algorithm_1_hybrid(inst);
+        Outcome::found(placement_with_roles(inst, &place, |a| {
+            exact_ll_roles(inst, a)
+        }))
+    }
+}
+
+impl Engine<AgInstance> for ExactPd {
+    fn name(&self) -> &str {
+        "exact-pd"
+    }
+    fn solve(&self, inst: &AgInstance, _ctx: &Ctx) -> Outcome<AgSolution> {
+        let place = algorithm_1_hybrid(inst);
+        Outcome::found(placement_with_roles(inst, &place, |a| {
+            exact_pd_roles(inst, a)
+        }))
+    }
+}
+
+impl Engine<AgInstance> for Classic {
+    fn name(&self) -> &str {
+        "classic"
+    }
+    fn problem(&self, _inst: &AgInstance, _ctx: &Ctx) -> &'static str {
+        "ag-split"
+    }
+    fn solve(&self, inst: &AgInstance, _ctx: &Ctx) -> Outcome<AgSolution> {
+        Outcome::found(classic(inst))
+    }
+}
+
+/// Runs the engine called `name` (no evaluation); an unknown name is an
+/// `error` outcome naming the known engines.
+pub fn solve(name: &str, inst: &AgInstance, opts: &SolveOptions) -> Outcome<AgSolution> {
+    match engine::find(ENGINES, "ag", name) {
+        Ok(e) => e.solve(inst, &Ctx::new(opts)),
+        Err(err) => Outcome::failed(FailureReason::BadInput, err.to_string()),
+    }
+}
+
+/// Runs the engine called `name` on `inst` through the one runner.
+pub fn run_ag(name: &str, inst: &AgInstance, opts: &SolveOptions) -> SolveRecord {
+    engine::run_named(ENGINES, "ag", inst, name, opts)
 }

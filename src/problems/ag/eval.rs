@@ -243,11 +243,10 @@ fn check_p2p(inst: &AgInstance, sol: &AgSolution, v: &mut Vec<String>) {
     }
 }
 
-/// The metrics of a valid solution.
-pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
-    let n = inst.servers();
-    let loads_before = inst.loads_before();
-    let mut loads_after = vec![0u64; n];
+/// Players per server after, and `(players in P2P, players moved, main-game
+/// players moved)`.
+fn loads_and_moves(inst: &AgInstance, sol: &AgSolution) -> (Vec<u64>, (u64, u64, u64)) {
+    let mut loads_after = vec![0u64; inst.servers()];
     let (mut p2p, mut moved, mut main_moved) = (0u64, 0u64, 0u64);
     for (p, d) in sol.assign.iter().enumerate() {
         match d {
@@ -264,6 +263,19 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
             }
         }
     }
+    (loads_after, (p2p, moved, main_moved))
+}
+
+/// The mean of `f` over the P2P AGs (0 when there are none).
+fn p2p_mean(ags: &[P2pAgMetrics], f: impl Fn(&P2pAgMetrics) -> f64) -> f64 {
+    ags.iter().map(f).fold(0.0, |s, x| s + x) / ags.len().max(1) as f64
+}
+
+/// The metrics of a valid solution.
+pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
+    let n = inst.servers();
+    let loads_before = inst.loads_before();
+    let (loads_after, (p2p, moved, main_moved)) = loads_and_moves(inst, sol);
     let (ags_moved, ags_split, ags_p2p, apart) = ag_moves(inst, sol);
     let o = inst.overhead;
     let over = |l: &[u64]| (0..n).filter(|&s| l[s] > inst.max_load[s]).count();
@@ -272,7 +284,6 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
         .iter()
         .map(|r| p2p_qos(inst, r.ag, r.s, r.rs))
         .collect();
-    let k = p2p_ags.len().max(1) as f64;
     let (before, after) = (
         2.0 * moved as f64,
         2.0 * o.interaction * o.rate * (apart + main_moved) as f64,
@@ -296,23 +307,11 @@ pub fn metrics(inst: &AgInstance, sol: &AgSolution) -> AgMetrics {
         overhead_after: after,
         overhead_return: ret,
         overhead_total: before + after + ret,
-        p2p_latency_mean: p2p_ags
-            .iter()
-            .map(|a| a.latency_mean)
-            .fold(0.0, |s, x| s + x)
-            / k,
-        p2p_failure_mean: p2p_ags.iter().map(|a| a.failure).fold(0.0, |s, x| s + x) / k,
+        p2p_latency_mean: p2p_mean(&p2p_ags, |a| a.latency_mean),
+        p2p_failure_mean: p2p_mean(&p2p_ags, |a| a.failure),
         p2p_failure_max: p2p_ags.iter().map(|a| a.failure).fold(0.0, f64::max),
-        p2p_link_latency_mean: p2p_ags
-            .iter()
-            .map(|a| a.link_latency)
-            .fold(0.0, |s, x| s + x)
-            / k,
-        p2p_servers_fail_mean: p2p_ags
-            .iter()
-            .map(|a| a.servers_fail)
-            .fold(0.0, |s, x| s + x)
-            / k,
+        p2p_link_latency_mean: p2p_mean(&p2p_ags, |a| a.link_latency),
+        p2p_servers_fail_mean: p2p_mean(&p2p_ags, |a| a.servers_fail),
         loads_before,
         loads_after,
         p2p_ags,

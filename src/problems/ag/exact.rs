@@ -24,12 +24,11 @@
 //! order; what is left goes to P2P with `distributes(LL)`. Building and
 //! disaggregating cost `O(P + Q·N)`.
 
-use crate::core::{FailureReason, Outcome, SolveOptions, Status};
+use crate::core::{Ctx, FailureReason, Outcome, Status};
 use crate::lp::highs::{minimise, Col, MipBuilder, MipResult, MipSettings};
 use crate::problems::ag::hybrid::{distributes, Criteria};
 use crate::problems::ag::model::{AgInstance, AgSolution, Dest, P2pRoles, P2P};
 use good_lp::{constraint, variable, Constraint, Expression};
-use std::time::Instant;
 
 /// One class of interchangeable items.
 struct Class {
@@ -193,20 +192,14 @@ struct Staged {
     note: Option<String>,
 }
 
-fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution>> {
-    let began = Instant::now();
+fn run_stages(g: &Agg, ctx: &Ctx) -> Result<Staged, Outcome<AgSolution>> {
     let mut out: Option<Staged> = None;
     let mut optima: Vec<f64> = Vec::new();
     let mut bounds: Vec<f64> = Vec::new();
     for stage in 1..=3 {
-        let left = opts
-            .time_limit
-            .map(|t| (t - began.elapsed().as_secs_f64()).max(0.0));
         let settings = MipSettings {
-            time_limit: left,
-            abs_gap: 0.999,
-            seed: opts.seed,
-            ..MipSettings::default()
+            seed: ctx.opts.seed,
+            ..MipSettings::within(&ctx.deadline, 0.999)
         };
         let (b, cols, obj, cons) = build(g, stage, &optima);
         let res: MipResult = minimise(b, obj, cons, None, &settings);
@@ -239,27 +232,16 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
                 }
             }
             (Status::TimeLimit, values, _) => {
-                let note = format!(
-                    "time limit in stage {stage}; stages 1..{} proven",
-                    stage - 1
-                );
                 bounds.push(bound);
-                return match (values, out) {
-                    (Some(values), _) => Ok(Staged {
-                        values,
-                        cols,
-                        optima,
-                        bounds,
-                        proven: stage - 1,
-                        note: Some(note),
-                    }),
-                    (None, Some(mut s)) => {
-                        s.bounds = bounds;
-                        s.note = Some(note);
-                        Ok(s)
-                    }
-                    (None, None) => Err(Outcome::without_solution(Status::TimeLimit, note)),
+                let reached = Staged {
+                    values: values.unwrap_or_default(),
+                    cols,
+                    optima,
+                    bounds,
+                    proven: stage - 1,
+                    note: None,
                 };
+                return stopped_in(stage, reached, out);
             }
             (status, _, _) => {
                 let msg = res.message.unwrap_or_else(|| format!("HiGHS: {status}"));
@@ -271,6 +253,32 @@ fn run_stages(g: &Agg, opts: &SolveOptions) -> Result<Staged, Outcome<AgSolution
         }
     }
     out.ok_or_else(|| Outcome::no_solution("no stage ran"))
+}
+
+/// What a run stopped by the time limit in `stage` has: the stage's own
+/// incumbent (`reached`, when it has values), else the last finished
+/// stage's (`done`) with every bound so far.
+fn stopped_in(
+    stage: usize,
+    mut reached: Staged,
+    done: Option<Staged>,
+) -> Result<Staged, Outcome<AgSolution>> {
+    let note = format!(
+        "time limit in stage {stage}; stages 1..{} proven",
+        stage - 1
+    );
+    if !reached.values.is_empty() {
+        reached.note = Some(note);
+        return Ok(reached);
+    }
+    match done {
+        Some(mut s) => {
+            s.bounds = reached.bounds;
+            s.note = Some(note);
+            Ok(s)
+        }
+        None => Err(Outcome::without_solution(Status::TimeLimit, note)),
+    }
 }
 
 /// Stage 3 without a MILP when stage 2's solution already reaches the
@@ -340,7 +348,7 @@ fn disaggregate(inst: &AgInstance, g: &Agg, cols: &Cols, v: &[f64]) -> AgSolutio
 
 /// `exact` (`players_move = false`) or `exact-players` (`true`).
 /// Cost: three MILPs of `Q·(2N + 1) + 1` integers; `O(P)` around them.
-pub fn exact(inst: &AgInstance, players_move: bool, opts: &SolveOptions) -> Outcome<AgSolution> {
+pub fn exact(inst: &AgInstance, players_move: bool, ctx: &Ctx) -> Outcome<AgSolution> {
     let g = aggregate(inst, players_move);
     let n = inst.servers();
     let main: u64 = inst.ag.iter().filter(|a| a.is_none()).count() as u64;
@@ -356,7 +364,7 @@ pub fn exact(inst: &AgInstance, players_move: bool, opts: &SolveOptions) -> Outc
         let msg = "the main-game players alone exceed the servers' total target";
         return Outcome::without_solution(Status::Infeasible, msg);
     }
-    let st = match run_stages(&g, opts) {
+    let st = match run_stages(&g, ctx) {
         Ok(s) => s,
         Err(o) => return o,
     };

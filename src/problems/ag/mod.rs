@@ -28,13 +28,14 @@ pub mod model;
 pub mod repro;
 pub mod roles;
 
+use crate::core::engine;
 use crate::core::table::{short, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord,
-    SolveRow,
+    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow,
 };
 use crate::error::Result;
-use engines::{run_ag, ENGINES};
+use engines::ENGINES;
 use eval::{evaluate, AgMetrics};
 use model::AgInstance;
 use serde_json::{json, Map, Value};
@@ -72,8 +73,8 @@ impl Family for AgFamily {
         Ok(Box::new(Instance(file::read_ag(path)?)))
     }
 
-    fn engines(&self) -> Vec<&'static str> {
-        ENGINES.to_vec()
+    fn engines(&self) -> Vec<String> {
+        engine::names(ENGINES)
     }
 
     fn size_label(&self) -> &'static str {
@@ -119,11 +120,15 @@ impl ProblemInstance for Instance {
     }
 
     fn applicable_engines(&self) -> Vec<String> {
-        ENGINES.iter().map(|e| e.to_string()).collect()
+        engine::in_all(ENGINES, &self.0)
     }
 
-    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        run_ag(engine, &self.0, opts)
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        engine::run_named(ENGINES, "ag", &self.0, name, opts)
+    }
+
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        engine::run_foreign(foreign, self, &self.0, opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

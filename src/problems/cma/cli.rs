@@ -3,6 +3,7 @@
 //! library call.
 
 use crate::cli::bench::{config, report, with_params, RunArgs};
+use crate::cli::usage;
 use crate::core::registry::read_instance;
 use crate::core::{CliHook, Family, HookPlace};
 use crate::error::{Error, Result};
@@ -11,7 +12,6 @@ use crate::problems::cma::file::write_cma;
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
 use crate::problems::cma::repro::{self, CmaGrid};
 use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
-use crate::problems::spd::cli::usage;
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 
@@ -208,6 +208,7 @@ pub fn hooks() -> Vec<CliHook> {
             },
         },
         crate::problems::cma::plan::cli::hook(),
+        crate::problems::cma::playnow::cli::hook(),
     ]
 }
 

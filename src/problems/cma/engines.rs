@@ -17,14 +17,14 @@
 //! record filler: objective = total delay; `exact-flow` carries its LP dual
 //! bound, `exact` the LP optimum, `j-sa` the LP dual bound of its potentials.
 
-use crate::core::{fill_record, FailureReason, Outcome, SolveOptions, SolveRecord, Status};
+use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
+use crate::core::{FailureReason, Outcome, SolveOptions, SolveRecord, Status, Verdict};
 use crate::error::{Error, Result};
 use crate::problems::cma::eval::{evaluate_cma_static, DEFAULT_THRESHOLD_MS};
 use crate::problems::cma::model::{CmaInstance, CmaState};
 use crate::problems::cma::moves::MoveGraph;
 use crate::problems::cma::{exact_flow, exact_lp, join};
 use serde::{Deserialize, Serialize};
-use std::time::Instant;
 
 /// A static CMA solution: a mirror per client row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,15 +35,11 @@ pub struct CmaSolution {
 }
 
 /// What a static CMA engine returns.
-pub type CmaOutcome = Outcome<Vec<usize>>;
+pub type CmaOutcome = Outcome<CmaSolution>;
 
-/// A static CMA engine.
-pub trait CmaEngine: Sync {
-    /// CLI name.
-    fn name(&self) -> &'static str;
-    /// Runs the engine (capacity already checked).
-    fn solve(&self, inst: &CmaInstance, opts: &SolveOptions) -> Result<CmaOutcome>;
-}
+/// Largest instance (clients × mirrors) on which "all engines" includes the
+/// HiGHS LP `exact` (it still runs when named).
+pub const LP_MAX_CELLS: usize = 200_000;
 
 /// `exact-flow`.
 pub struct ExactFlow;
@@ -54,87 +50,127 @@ pub struct JGreedy;
 /// `j-sa` (static: joins in row order).
 pub struct JSa;
 
-impl CmaEngine for ExactFlow {
-    fn name(&self) -> &'static str {
+/// THE list of static CMA engines, in table order: a new engine is one
+/// line here.
+pub static ENGINES: &Engines<'static, CmaInstance> = &[&ExactFlow, &ExactLp, &JGreedy, &JSa];
+
+impl Problem for CmaInstance {
+    type Solution = CmaSolution;
+
+    fn instance_name(&self) -> &str {
+        &self.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "cma"
+    }
+
+    /// THE CMA evaluator: objective = the total delay.
+    fn evaluate(&self, sol: &CmaSolution) -> Verdict {
+        evaluate_cma_static(self, &sol.assign, DEFAULT_THRESHOLD_MS).verdict()
+    }
+}
+
+/// `Some(infeasible)` when the rows exceed the total capacity (the engines
+/// that assume room check this first).
+fn over_capacity(inst: &CmaInstance) -> Option<CmaOutcome> {
+    let (n, cap) = (inst.clients(), inst.total_capacity());
+    (n > cap).then(|| {
+        Outcome::without_solution(
+            Status::Infeasible,
+            format!("{n} clients exceed the total capacity {cap}"),
+        )
+    })
+}
+
+/// An engine's result, or its failure as an `error` outcome.
+fn settle(result: Result<CmaOutcome>) -> CmaOutcome {
+    result.unwrap_or_else(|e| Outcome::failed(FailureReason::SolverError, e.to_string()))
+}
+
+impl Engine<CmaInstance> for ExactFlow {
+    fn name(&self) -> &str {
         "exact-flow"
     }
-    fn solve(&self, inst: &CmaInstance, _opts: &SolveOptions) -> Result<CmaOutcome> {
-        Ok(match exact_flow::solve_exact_flow(inst)? {
-            Some((assign, bound)) => Outcome::claim(Status::Optimal, assign, Some(bound)),
+    fn solve(&self, inst: &CmaInstance, _ctx: &Ctx) -> CmaOutcome {
+        if let Some(out) = over_capacity(inst) {
+            return out;
+        }
+        settle(exact_flow::solve_exact_flow(inst).map(|found| match found {
+            Some((assign, bound)) => {
+                Outcome::claim(Status::Optimal, CmaSolution { assign }, Some(bound))
+            }
             None => Outcome::without_solution(Status::Infeasible, "more clients than capacity"),
-        })
+        }))
     }
 }
 
-impl CmaEngine for ExactLp {
-    fn name(&self) -> &'static str {
+impl Engine<CmaInstance> for ExactLp {
+    fn name(&self) -> &str {
         "exact"
     }
-    fn solve(&self, inst: &CmaInstance, opts: &SolveOptions) -> Result<CmaOutcome> {
-        Ok(exact_lp::solve_cma_lp(inst, opts))
+    fn in_all(&self, inst: &CmaInstance) -> bool {
+        inst.clients().saturating_mul(inst.mirrors()) <= LP_MAX_CELLS
+    }
+    fn solve(&self, inst: &CmaInstance, ctx: &Ctx) -> CmaOutcome {
+        exact_lp::solve_cma_lp(inst, ctx).map(|assign| CmaSolution { assign })
     }
 }
 
-impl CmaEngine for JGreedy {
-    fn name(&self) -> &'static str {
+impl Engine<CmaInstance> for JGreedy {
+    fn name(&self) -> &str {
         "j-greedy"
     }
-    fn solve(&self, inst: &CmaInstance, _opts: &SolveOptions) -> Result<CmaOutcome> {
-        let mut st = CmaState::empty(inst);
-        for i in 0..inst.clients() {
-            join::j_greedy(inst, &mut st, i)?;
+    fn solve(&self, inst: &CmaInstance, _ctx: &Ctx) -> CmaOutcome {
+        if let Some(out) = over_capacity(inst) {
+            return out;
         }
-        Ok(Outcome::found(unwrap_all(st.assignment())?))
+        let mut st = CmaState::empty(inst);
+        settle((|| {
+            for i in 0..inst.clients() {
+                join::j_greedy(inst, &mut st, i)?;
+            }
+            let assign = unwrap_all(st.assignment())?;
+            Ok(Outcome::found(CmaSolution { assign }))
+        })())
     }
 }
 
-impl CmaEngine for JSa {
-    fn name(&self) -> &'static str {
+impl Engine<CmaInstance> for JSa {
+    fn name(&self) -> &str {
         "j-sa"
     }
-    fn solve(&self, inst: &CmaInstance, _opts: &SolveOptions) -> Result<CmaOutcome> {
-        let mut g = MoveGraph::new(inst);
-        for i in 0..inst.clients() {
-            join::j_sa(&mut g, i)?;
+    fn solve(&self, inst: &CmaInstance, _ctx: &Ctx) -> CmaOutcome {
+        if let Some(out) = over_capacity(inst) {
+            return out;
         }
-        // J-SA keeps the potentials of an optimal flow after every join: their
-        // LP dual bound is the certificate of its optimality claim.
-        let clients: Vec<usize> = (0..inst.clients()).collect();
-        let bound = exact_flow::dual_bound(inst, &clients, &g.prices());
-        Ok(Outcome::claim(
-            Status::Optimal,
-            unwrap_all(&g.assignment())?,
-            Some(bound),
-        ))
+        let mut g = MoveGraph::new(inst);
+        settle((|| {
+            for i in 0..inst.clients() {
+                join::j_sa(&mut g, i)?;
+            }
+            // J-SA keeps the potentials of an optimal flow after every join:
+            // their LP dual bound is the certificate of its optimality claim.
+            let clients: Vec<usize> = (0..inst.clients()).collect();
+            let bound = exact_flow::dual_bound(inst, &clients, &g.prices());
+            let assign = unwrap_all(&g.assignment())?;
+            Ok(Outcome::claim(
+                Status::Optimal,
+                CmaSolution { assign },
+                Some(bound),
+            ))
+        })())
     }
-}
-
-/// Every static CMA engine, in table order.
-pub fn cma_engines() -> Vec<Box<dyn CmaEngine>> {
-    vec![
-        Box::new(ExactFlow),
-        Box::new(ExactLp),
-        Box::new(JGreedy),
-        Box::new(JSa),
-    ]
 }
 
 /// Names of the static CMA engines, in table order.
-pub fn cma_engine_names() -> Vec<&'static str> {
-    cma_engines().iter().map(|e| e.name()).collect()
+pub fn cma_engine_names() -> Vec<String> {
+    engine::names(ENGINES)
 }
 
 /// Looks up a static CMA engine by CLI name.
-pub fn cma_engine(name: &str) -> Result<Box<dyn CmaEngine>> {
-    cma_engines()
-        .into_iter()
-        .find(|e| e.name() == name)
-        .ok_or_else(|| {
-            Error::Usage(format!(
-                "unknown CMA engine '{name}' (known: {})",
-                cma_engine_names().join(", ")
-            ))
-        })
+pub fn cma_engine(name: &str) -> Result<&'static dyn Engine<CmaInstance>> {
+    engine::find(ENGINES, "CMA", name)
 }
 
 fn unwrap_all(assign: &[Option<usize>]) -> Result<Vec<usize>> {
@@ -145,42 +181,9 @@ fn unwrap_all(assign: &[Option<usize>]) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// Runs static CMA engine `engine` on `inst` (every row), evaluates the
-/// result and builds the solution record. Unknown engines and engine
-/// failures give a record with status `error`, a reason and a message.
+/// Runs static CMA engine `engine` on `inst` (every row) through the one
+/// runner. Unknown engines and engine failures give a record with status
+/// `error`, a reason and a message.
 pub fn run_cma(engine: &str, inst: &CmaInstance, opts: &SolveOptions) -> SolveRecord {
-    let e = match cma_engine(engine) {
-        Ok(e) => e,
-        Err(err) => {
-            return SolveRecord::failed(
-                &inst.name,
-                "cma",
-                engine,
-                FailureReason::BadInput,
-                err.to_string(),
-            )
-        }
-    };
-    let mut record = SolveRecord::unsolved(&inst.name, "cma", engine);
-    let (n, cap) = (inst.clients(), inst.total_capacity());
-    let started = Instant::now();
-    let outcome = if n > cap && engine != "exact" {
-        Ok(Outcome::without_solution(
-            Status::Infeasible,
-            format!("{n} clients exceed the total capacity {cap}"),
-        ))
-    } else {
-        e.solve(inst, opts)
-    };
-    record.time_ms = started.elapsed().as_secs_f64() * 1e3;
-    match outcome {
-        Ok(o) => fill_record(&mut record, o.map(|assign| CmaSolution { assign }), |sol| {
-            evaluate_cma_static(inst, &sol.assign, DEFAULT_THRESHOLD_MS).verdict()
-        }),
-        Err(e) => {
-            record.reason = Some(FailureReason::SolverError);
-            record.message = Some(e.to_string());
-        }
-    }
-    record
+    engine::run_named(ENGINES, "CMA", inst, engine, opts)
 }

@@ -7,23 +7,22 @@
 //! is reported. `n·k` columns, `n + k` rows: the reference `exact-flow` must
 //! match, not the fast path.
 
-use crate::core::{FailureReason, Outcome, ParamKind, ParamSpec, SolveOptions, Status};
+use crate::core::{Ctx, Deadline, FailureReason, Outcome, ParamSpec, SolveOptions, Status};
 use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
 use crate::problems::cma::model::CmaInstance;
 use good_lp::{variable, Constraint, Expression};
-use std::time::{Duration, Instant};
 
 /// The LP refuses instances with more clients × mirrors than this: the
 /// model takes about 450 bytes per cell in good_lp and HiGHS (200,000 × 50
 /// cells needed 4.2 GB), and `exact-flow` solves the same problem exactly in
 /// a fraction of that.
-pub const LP_MAX_CELLS: ParamSpec = ParamSpec {
-    name: "lp-max-cells",
-    kind: ParamKind::Count,
-    default: "2000000",
-    help:
-        "CMA `exact` (the HiGHS LP) refuses more clients × mirrors than this (about 450 bytes each)",
-};
+pub const LP_MAX_CELLS: ParamSpec = ParamSpec::count(
+    "lp-max-cells",
+    2_000_000,
+    0,
+    u64::MAX,
+    "CMA `exact` (the HiGHS LP) refuses more clients × mirrors than this (about 450 bytes each)",
+);
 
 /// Rows built between two looks at the clock.
 const CLOCK_EVERY: usize = 4096;
@@ -31,12 +30,13 @@ const CLOCK_EVERY: usize = 4096;
 /// Solves the static CMA LP over every row: a mirror per row, with the LP
 /// optimum as the bound when HiGHS proves it. The time limit covers building
 /// the model too; above [`LP_MAX_CELLS`] the engine refuses.
-pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usize>> {
+pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
+    let opts = ctx.opts;
     let (n, k) = (inst.clients(), inst.mirrors());
     if let Some(refused) = refuse_above_cell_limit(n, k, opts) {
         return refused;
     }
-    let deadline = Deadline::new(opts.time_limit);
+    let deadline = &ctx.deadline;
     let mut b = MipBuilder::new();
     let cols: Vec<Col> = (0..n * k)
         .map(|_| b.add(variable().min(0.0).max(1.0)))
@@ -44,11 +44,11 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
     let objective: Expression = (0..n * k)
         .map(|p| inst.delay(p / k, p % k) * cols[p].var)
         .sum();
-    let Some(constraints) = build_constraints(inst, &cols, &deadline) else {
+    let Some(constraints) = build_constraints(inst, &cols, deadline) else {
         return building_timed_out();
     };
     let settings = MipSettings {
-        time_limit: deadline.remaining(),
+        time_limit: deadline.remaining_secs(),
         seed: opts.seed,
         // a pure LP of up to LP_MAX_CELLS columns: no spare copy
         retry_without_presolve: false,
@@ -63,8 +63,8 @@ pub fn solve_cma_lp(inst: &CmaInstance, opts: &SolveOptions) -> Outcome<Vec<usiz
             .flatten(),
         message: r.message.clone(),
         reason: (r.status == Status::Error).then_some(FailureReason::SolverError),
-        stop: None,
-        solver_status: None,
+        stop: r.stop,
+        solver_status: r.model_status.map(str::to_string),
     };
     let Some(values) = r.values else {
         return out;
@@ -109,14 +109,14 @@ fn build_constraints(
     let (n, k) = (inst.clients(), inst.mirrors());
     let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
     for i in 0..n {
-        if i % CLOCK_EVERY == 0 && deadline.passed() {
+        if i % CLOCK_EVERY == 0 && deadline.expired() {
             return None;
         }
         let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
         constraints.push(row.eq(1.0));
     }
     for j in 0..k {
-        if deadline.passed() {
+        if deadline.expired() {
             return None;
         }
         let col: Expression = (0..n).map(|i| cols[i * k + j].var).sum();
@@ -148,28 +148,6 @@ fn round_to_largest(values: &[f64], n: usize, k: usize) -> (Vec<usize>, usize) {
         assign.push(best);
     }
     (assign, fractional)
-}
-
-/// A wall-clock deadline from an optional time limit.
-struct Deadline(Option<Instant>);
-
-impl Deadline {
-    fn new(limit: Option<f64>) -> Self {
-        Deadline(limit.map(|t| Instant::now() + Duration::from_secs_f64(t.clamp(0.0, 1e9))))
-    }
-
-    fn passed(&self) -> bool {
-        self.0.is_some_and(|d| Instant::now() >= d)
-    }
-
-    /// Seconds left (at least a millisecond, so HiGHS gets a positive limit).
-    fn remaining(&self) -> Option<f64> {
-        self.0.map(|d| {
-            d.saturating_duration_since(Instant::now())
-                .as_secs_f64()
-                .max(1e-3)
-        })
-    }
 }
 
 fn building_timed_out() -> Outcome<Vec<usize>> {

@@ -29,25 +29,24 @@ pub mod leave;
 pub mod model;
 pub mod moves;
 pub mod plan;
+pub mod playnow;
 pub mod repro;
 pub mod sim;
 
+use crate::core::engine;
 use crate::core::table::{fmt_ms, note, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow,
 };
 use crate::error::Result;
-use engines::{cma_engine_names, run_cma};
 use eval::{evaluate_cma_static, CmaReport, DEFAULT_THRESHOLD_MS};
 use model::CmaInstance;
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::path::Path;
 
-/// Largest instance (clients × mirrors) on which "all engines" includes the
-/// HiGHS LP `exact` (it still runs when named).
-pub const LP_MAX_CELLS: usize = 200_000;
+pub use engines::LP_MAX_CELLS;
 
 /// The CMA family.
 #[derive(Debug, Clone, Copy)]
@@ -74,8 +73,8 @@ impl Family for CmaFamily {
         Ok(Box::new(Instance(file::read_cma(path)?)))
     }
 
-    fn engines(&self) -> Vec<&'static str> {
-        cma_engine_names()
+    fn engines(&self) -> Vec<String> {
+        engine::names(engines::ENGINES)
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -129,12 +128,7 @@ impl ProblemInstance for Instance {
         if self.unsolvable().is_some() {
             return Vec::new();
         }
-        let cells = self.0.clients() * self.0.mirrors();
-        cma_engine_names()
-            .into_iter()
-            .filter(|&e| e != "exact" || cells <= LP_MAX_CELLS)
-            .map(str::to_string)
-            .collect()
+        engine::in_all(engines::ENGINES, &self.0)
     }
 
     fn unsolvable(&self) -> Option<String> {
@@ -145,8 +139,12 @@ impl ProblemInstance for Instance {
         })
     }
 
-    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        run_cma(engine, &self.0, opts)
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        engine::run_named(engines::ENGINES, "CMA", &self.0, name, opts)
+    }
+
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        engine::run_foreign(foreign, self, &self.0, opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

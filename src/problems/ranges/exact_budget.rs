@@ -194,6 +194,19 @@ pub fn split_moves(a: &[usize], b: &[usize], k: usize) -> usize {
     k - kept.min(k)
 }
 
+/// `Err` (why) when the DP of `n` nodes over `k` cells is above [`MAX_STATES`].
+fn check_states(n: usize, k: usize) -> Result<(), String> {
+    let states = n.saturating_mul(k + 1);
+    if states > MAX_STATES {
+        return Err(format!(
+            "N·(K+1) = {n}·{} = {states} DP states is above the limit {MAX_STATES} \
+             (exact-budget's DP is O(N·K) time and memory per probe)",
+            k + 1
+        ));
+    }
+    Ok(())
+}
+
 /// The least max load reachable from `current` (a checked split) moving at
 /// most `budget` cells; `Err` (why) above [`MAX_STATES`].
 pub fn exact_budget(
@@ -213,14 +226,7 @@ pub fn exact_budget(
             probes: free.probes,
         });
     }
-    let states = n.saturating_mul(k + 1);
-    if states > MAX_STATES {
-        return Err(format!(
-            "N·(K+1) = {n}·{} = {states} DP states is above the limit {MAX_STATES} \
-             (exact-budget's DP is O(N·K) time and memory per probe)",
-            k + 1
-        ));
-    }
+    check_states(n, k)?;
     let cur_max = (0..n)
         .map(|i| oracle.load_of(current[i], current.get(i + 1).copied().unwrap_or(k)))
         .fold(0.0, f64::max);

@@ -41,13 +41,14 @@ pub mod simulate;
 pub mod start;
 pub mod workload;
 
+use crate::core::engine;
 use crate::core::table::{short, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow,
 };
 use crate::error::Result;
-use engines::{run_ranges_from, BUDGET, DELTA, ENGINES, REGIONS, VNODES};
+use engines::{RangesRun, BUDGET, DELTA, REGIONS, VNODES};
 use eval::{evaluate, RangesMetrics};
 use model::RangesInstance;
 use serde_json::{json, Map, Value};
@@ -88,8 +89,8 @@ impl Family for RangesFamily {
         true
     }
 
-    fn engines(&self) -> Vec<&'static str> {
-        ENGINES.to_vec()
+    fn engines(&self) -> Vec<String> {
+        engines::engine_names()
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -113,6 +114,16 @@ impl Family for RangesFamily {
 /// --start` gave (`None`: engines that need one use `uniform`).
 #[derive(Debug, Clone)]
 pub struct Instance(pub RangesInstance, pub Option<Vec<usize>>);
+
+impl Instance {
+    /// The run's problem: the instance and its current split.
+    fn run(&self) -> RangesRun<'_> {
+        RangesRun {
+            inst: &self.0,
+            current: self.1.as_deref(),
+        }
+    }
+}
 
 impl ProblemInstance for Instance {
     fn family(&self) -> &'static dyn Family {
@@ -141,11 +152,15 @@ impl ProblemInstance for Instance {
     }
 
     fn applicable_engines(&self) -> Vec<String> {
-        ENGINES.iter().map(|e| e.to_string()).collect()
+        engine::in_all(engines::engines(), &self.run())
     }
 
-    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        run_ranges_from(engine, &self.0, self.1.as_deref(), opts)
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        engine::run_named(engines::engines(), "ranges", &self.run(), name, opts)
+    }
+
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        engine::run_foreign(foreign, self, &self.run(), opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

@@ -11,23 +11,22 @@
 //! proves the instance infeasible (Γ > μ): the engine reports `infeasible`.
 //!
 //! ```
-//! use serverpick::core::SolveOptions;
+//! use serverpick::core::{Ctx, Engine, SolveOptions};
 //! use serverpick::net::network::ServerNetwork;
 //! use serverpick::problems::spd::algorithm_matching::AlgorithmMatching;
-//! use serverpick::problems::spd::engines::SpdEngine;
 //! use serverpick::problems::spd::model::*;
 //! let net = ServerNetwork::new(2, &[(0, 1, 10.0)]);
 //! let access = vec![vec![Some(5.0), Some(30.0)], vec![Some(40.0), Some(2.0)]];
 //! let inst = SpdInstance::new("doc", CommModel::Cs, net, &access, BoundSpec::Factor(1.0)).unwrap();
-//! let out = AlgorithmMatching.solve(&inst, &SolveOptions::default());
+//! let out = AlgorithmMatching.solve(&inst, &Ctx::new(&SolveOptions::default()));
 //! // root 0: paths 5 and 2+10 = 12 → delay 24 = Γ
 //! assert_eq!(inst.gamma, 24.0);
 //! assert_eq!(out.solution.unwrap().assign, vec![0, 1]);
 //! ```
 
-use crate::core::SolveOptions;
+use crate::core::engine::{Ctx, Engine};
 use crate::core::{within_bound, Status};
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::engines::SpdOutcome;
 use crate::problems::spd::eval::{approx_eq, evaluate_spd};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 
@@ -81,16 +80,12 @@ pub(crate) fn cs_view(inst: &SpdInstance) -> std::borrow::Cow<'_, SpdInstance> {
     }
 }
 
-impl SpdEngine for AlgorithmMatching {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for AlgorithmMatching {
+    fn name(&self) -> &str {
         "alg-m"
     }
 
-    fn supports(&self, _model: CommModel) -> bool {
-        true
-    }
-
-    fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, inst: &SpdInstance, _ctx: &Ctx) -> SpdOutcome {
         let mut sol = algorithm_matching(inst);
         match inst.model {
             CommModel::Cs => {

@@ -3,6 +3,7 @@
 
 use crate::cli::bench::{config, report, with_params, RunArgs};
 use crate::cli::split_list;
+use crate::cli::usage;
 use crate::core::{CliHook, Family, HookPlace};
 use crate::error::{Error, Result};
 use crate::problems::spd::file::{to_file, write_spd_file};
@@ -41,11 +42,6 @@ pub fn hooks() -> Vec<CliHook> {
         },
         crate::problems::spd::plan::cli::hook(),
     ]
-}
-
-/// A clap error as a usage error.
-pub fn usage(e: clap::Error) -> Error {
-    Error::Usage(e.to_string())
 }
 
 /// Arguments of `serverpick gen spd`.

@@ -12,105 +12,100 @@
 //! | `k-best`    | k-best (brute force over k-subsets) | CS, P2P | [`k_best`](super::k_best::k_best) |
 //! | `exact`     | CS: set-cover MILPs on HiGHS; P2P: constraint search (MILP fallback) | CS, P2P | [`exact`](super::exact) |
 
-use crate::core::{fill_record, FailureReason, Outcome, ParamKind, ParamSpec, SolveOptions};
-use crate::core::{SolveRecord, Status};
-use crate::error::{Error, Result};
+use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
+use crate::core::{Outcome, ParamSpec, SolveOptions, SolveRecord, Status, Verdict};
+use crate::error::Result;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::{
     algorithm_matching, exact, host_ls, host_search, k_best, spdcs_h, spdp2p_h, zizo,
 };
 use serde_json::json;
-use std::time::Instant;
 
 /// What an SPD (or SPDVR) engine returns: a solution and its claim.
 pub type SpdOutcome = Outcome<SpdSolution>;
 
 /// `k-best` refuses to enumerate more (subset, root) pairs than this.
-pub const KBEST_MAX_SUBSETS: ParamSpec = ParamSpec {
-    name: "kbest-max-subsets",
-    kind: ParamKind::Count,
-    default: "2000000",
-    help: "k-best refuses to enumerate more (subset, root) pairs than this",
-};
+pub const KBEST_MAX_SUBSETS: ParamSpec = ParamSpec::count(
+    "kbest-max-subsets",
+    2_000_000,
+    1,
+    u64::MAX,
+    "k-best refuses to enumerate more (subset, root) pairs than this",
+);
 
 /// Exact SPD: after the proven minimum host count, also minimise delay, then
 /// variation, at that count (`false`: stop at the host count).
-pub const LEXICOGRAPHIC: ParamSpec = ParamSpec {
-    name: "lexicographic",
-    kind: ParamKind::Flag,
-    default: "true",
-    help: "exact SPD: after the host count, also minimise delay then variation",
-};
+pub const LEXICOGRAPHIC: ParamSpec = ParamSpec::flag(
+    "lexicographic",
+    true,
+    "exact SPD: after the host count, also minimise delay then variation",
+);
 
-/// An SPD engine.
-pub trait SpdEngine: Sync {
-    /// CLI name.
-    fn name(&self) -> &'static str;
-    /// Whether it applies to this communication model.
-    fn supports(&self, model: CommModel) -> bool;
-    /// Runs the engine.
-    fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome;
-}
-
-/// Every SPD engine, in the order tables list them.
-pub fn spd_engines() -> Vec<Box<dyn SpdEngine>> {
-    vec![
-        Box::new(algorithm_matching::AlgorithmMatching),
-        Box::new(spdcs_h::SpdcsH),
-        Box::new(spdp2p_h::Spdp2pH),
-        Box::new(zizo::Zizo),
-        Box::new(host_ls::HostLs),
-        Box::new(host_search::HostSearch),
-        Box::new(k_best::KBest),
-        Box::new(exact::ExactSpd),
-    ]
-}
-
-/// Names of every SPD engine.
-pub fn spd_engine_names() -> Vec<&'static str> {
-    spd_engines().iter().map(|e| e.name()).collect()
-}
+/// THE list of SPD engines, in table order: a new engine is one line here.
+pub static ENGINES: &Engines<'static, SpdInstance> = &[
+    &algorithm_matching::AlgorithmMatching,
+    &spdcs_h::SpdcsH,
+    &spdp2p_h::Spdp2pH,
+    &zizo::Zizo,
+    &host_ls::HostLs,
+    &host_search::HostSearch,
+    &k_best::KBest,
+    &exact::ExactSpd,
+];
 
 /// Looks up an SPD engine by CLI name.
-pub fn spd_engine(name: &str) -> Result<Box<dyn SpdEngine>> {
-    spd_engines()
-        .into_iter()
-        .find(|e| e.name() == name)
-        .ok_or_else(|| {
-            Error::Usage(format!(
-                "unknown SPD engine '{name}' (known: {})",
-                spd_engine_names().join(", ")
-            ))
-        })
+pub fn spd_engine(name: &str) -> Result<&'static dyn Engine<SpdInstance>> {
+    engine::find(ENGINES, "SPD", name)
 }
 
-/// Runs `engine` on `inst`, evaluates its solution and builds the record
-/// (objective = the evaluated host count; see [`fill_record`] for what the
-/// evaluator enforces).
-pub fn run_spd(engine: &dyn SpdEngine, inst: &SpdInstance, opts: &SolveOptions) -> SolveRecord {
-    if !engine.supports(inst.model) {
-        return SolveRecord::failed(
-            &inst.name,
-            "spd",
-            engine.name(),
-            FailureReason::NotApplicable,
-            format!(
-                "{} does not apply to the {} model",
-                engine.name(),
-                inst.model
-            ),
-        );
+/// `Ok` when `model` is one of `models`, else why `name` does not apply.
+pub fn for_models(
+    name: &str,
+    models: &[CommModel],
+    inst: &SpdInstance,
+) -> std::result::Result<(), String> {
+    if models.contains(&inst.model) {
+        Ok(())
+    } else {
+        Err(format!("{name} does not apply to the {} model", inst.model))
     }
-    let mut record = SolveRecord::unsolved(&inst.name, "spd", engine.name());
-    let started = Instant::now();
-    let outcome = engine.solve(inst, opts);
-    record.time_ms = started.elapsed().as_secs_f64() * 1e3;
-    let infeasible_cs = outcome.status == Status::Infeasible && inst.model == CommModel::Cs;
-    fill_record(&mut record, outcome, |sol| {
-        crate::problems::spd::eval::evaluate_spd(inst, sol).verdict()
-    });
-    if infeasible_cs {
-        record.metrics.insert("gamma".into(), json!(inst.gamma));
+}
+
+impl Problem for SpdInstance {
+    type Solution = SpdSolution;
+
+    fn instance_name(&self) -> &str {
+        &self.name
     }
-    record
+
+    fn problem(&self) -> &'static str {
+        "spd"
+    }
+
+    fn evaluate(&self, solution: &SpdSolution) -> Verdict {
+        crate::problems::spd::eval::evaluate_spd(self, solution).verdict()
+    }
+
+    /// A proven-infeasible CS run carries Γ, the least CS delay, beside it.
+    fn annotate(&self, record: &mut SolveRecord) {
+        if record.status == Status::Infeasible && self.model == CommModel::Cs {
+            record.metrics.insert("gamma".into(), json!(self.gamma));
+        }
+    }
+}
+
+/// Runs `engine` on `inst` through the one runner (objective = the
+/// evaluated host count).
+pub fn run_spd(
+    engine: &dyn Engine<SpdInstance>,
+    inst: &SpdInstance,
+    opts: &SolveOptions,
+) -> SolveRecord {
+    engine::run(engine, inst, opts)
+}
+
+/// Runs `engine` with `ctx` directly (no evaluation): for engines that
+/// start from another engine's solution.
+pub fn solve_with(engine: &dyn Engine<SpdInstance>, inst: &SpdInstance, ctx: &Ctx) -> SpdOutcome {
+    engine.solve(inst, ctx)
 }

@@ -28,9 +28,10 @@
 //! # Ok::<(), serverpick::Error>(())
 //! ```
 
+use crate::core::engine::{Ctx, Engine};
 use crate::core::{within_bound, SolveOptions};
 use crate::problems::spd::algorithm_matching::AlgorithmMatching;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::engines::{for_models, SpdOutcome};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
 use crate::problems::spd::exact::p2p::pair_q;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
@@ -205,11 +206,12 @@ fn improve(st: &mut State) {
 
 /// The feasible solutions of the paper's P2P heuristics (the starts).
 fn starts(inst: &SpdInstance) -> Vec<SpdSolution> {
-    let opts = SolveOptions::default();
-    let engines: [&dyn SpdEngine; 3] = [&AlgorithmMatching, &Spdp2pH, &Zizo];
+    let opts = SolveOptions::new(None, 0);
+    let ctx = Ctx::new(&opts);
+    let engines: [&dyn Engine<SpdInstance>; 3] = [&AlgorithmMatching, &Spdp2pH, &Zizo];
     engines
         .iter()
-        .filter_map(|e| e.solve(inst, &opts).solution)
+        .filter_map(|e| e.solve(inst, &ctx).solution)
         .filter(|sol| evaluate_spd(inst, sol).is_feasible())
         .collect()
 }
@@ -239,16 +241,15 @@ pub fn host_ls(inst: &SpdInstance) -> Option<SpdSolution> {
     best.map(|(_, sol)| sol)
 }
 
-impl SpdEngine for HostLs {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for HostLs {
+    fn name(&self) -> &str {
         "host-ls"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::P2p
+    fn applies(&self, inst: &SpdInstance) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::P2p], inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, inst: &SpdInstance, _ctx: &Ctx) -> SpdOutcome {
         match host_ls(inst) {
             Some(sol) => SpdOutcome::found(sol),
             None => SpdOutcome::no_solution(

@@ -17,21 +17,21 @@
 //! `O(n·m/64 + n·log m)` word operations.
 //!
 //! ```
-//! use serverpick::core::SolveOptions;
-//! use serverpick::problems::spd::engines::SpdEngine;
+//! use serverpick::core::{Ctx, Engine, SolveOptions};
 //! use serverpick::problems::spd::host_search::HostSearch;
 //! use serverpick::problems::spd::model::{seed001_fig1, CommModel};
 //! let inst = seed001_fig1(CommModel::P2p, 110.0)?;
-//! let out = HostSearch.solve(&inst, &SolveOptions::default());
+//! let out = HostSearch.solve(&inst, &Ctx::new(&SolveOptions::default()));
 //! assert!(out.solution.is_some());
 //! // or directly: 100,000 nodes at most, seed 7, no time limit
-//! let run = serverpick::problems::spd::host_search::host_search(&inst, 100_000, 7, None);
+//! let run = serverpick::problems::spd::host_search::host_search(&inst, 100_000, 7, &serverpick::core::Deadline::none());
 //! assert!(run.best.is_some());
 //! # Ok::<(), serverpick::Error>(())
 //! ```
 
-use crate::core::{ParamKind, ParamSpec, SolveOptions};
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::core::engine::{Ctx, Engine};
+use crate::core::{ParamSpec, StopReason};
+use crate::problems::spd::engines::{for_models, SpdOutcome};
 use crate::problems::spd::exact::p2p::{allowed_pairs, Limits};
 use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{score, Deadline, Probe, Scored};
@@ -42,12 +42,13 @@ use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 pub struct HostSearch;
 
 /// The node budget of `host-search` (all attempts together).
-pub const HOST_SEARCH_NODES: ParamSpec = ParamSpec {
-    name: "host-search-nodes",
-    kind: ParamKind::Count,
-    default: "40000",
-    help: "host-search (and exact's P2P start): search nodes of the restarted search",
-};
+pub const HOST_SEARCH_NODES: ParamSpec = ParamSpec::count(
+    "host-search-nodes",
+    40_000,
+    1,
+    u64::MAX,
+    "host-search (and exact's P2P start): search nodes of the restarted search",
+);
 
 /// Nodes of the first attempt; later budgets are multiples (Luby).
 const BASE_NODES: u64 = 200;
@@ -74,22 +75,23 @@ pub struct HostSearchResult {
     pub best: Option<SpdSolution>,
     /// True when an attempt proved one host fewer impossible.
     pub proven: bool,
+    /// What ended an unproven search: the node budget, the time limit or
+    /// an interrupt.
+    pub stop: Option<StopReason>,
 }
 
 /// `host-search` on a P2P instance from `host-ls`'s solution: at most
 /// `nodes` search nodes, seeded, stopped by `dl`.
-/// `time_limit` in seconds (`None`: none).
-pub fn host_search(
-    inst: &SpdInstance,
-    nodes: u64,
-    seed: u64,
-    time_limit: Option<f64>,
-) -> HostSearchResult {
+pub fn host_search(inst: &SpdInstance, nodes: u64, seed: u64, dl: &Deadline) -> HostSearchResult {
     let start = host_ls(inst).and_then(|s| score(inst, s));
-    let (best, proven) = host_search_from(inst, start, nodes, seed, Deadline::new(time_limit));
+    let (best, proven) = host_search_from(inst, start, nodes, seed, dl.clone());
+    // Not proven: the deadline (time or interrupt) or else the node budget
+    // ended it.
+    let stop = (!proven).then(|| dl.stop().unwrap_or(StopReason::NodeLimit));
     HostSearchResult {
         best: best.map(|b| b.sol),
         proven,
+        stop,
     }
 }
 
@@ -102,6 +104,9 @@ pub(crate) fn host_search_from(
     seed: u64,
     dl: Deadline,
 ) -> (Option<Scored>, bool) {
+    if dl.expired() {
+        return (best, false);
+    }
     let lim = Limits::bound(inst.bound);
     let Ok(lists) = allowed_pairs(inst, &lim) else {
         return (best, false);
@@ -132,19 +137,18 @@ pub(crate) fn host_search_from(
     (best, k == 0)
 }
 
-impl SpdEngine for HostSearch {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for HostSearch {
+    fn name(&self) -> &str {
         "host-search"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::P2p
+    fn applies(&self, inst: &SpdInstance) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::P2p], inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome {
-        let nodes = opts.count(&HOST_SEARCH_NODES);
-        let run = host_search(inst, nodes, opts.seed, opts.time_limit);
-        match run.best {
+    fn solve(&self, inst: &SpdInstance, ctx: &Ctx) -> SpdOutcome {
+        let nodes = ctx.opts.count(&HOST_SEARCH_NODES);
+        let run = host_search(inst, nodes, ctx.opts.seed, &ctx.deadline);
+        let out = match run.best {
             Some(sol) => {
                 let hosts = sol
                     .assign
@@ -160,7 +164,8 @@ impl SpdEngine for HostSearch {
                 out
             }
             None => SpdOutcome::no_solution("no solution found within the time budget"),
-        }
+        };
+        out.with_stop(run.stop)
     }
 }
 

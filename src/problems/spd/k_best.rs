@@ -9,14 +9,14 @@
 //! refuses (status `error`) when `C(n,k) · k` exceeds
 //! [`KBEST_MAX_SUBSETS`].
 
-use crate::core::SolveOptions;
+use crate::core::engine::{Ctx, Engine};
+use crate::core::Deadline;
 use crate::core::{FailureReason, Status};
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome, KBEST_MAX_SUBSETS};
+use crate::problems::spd::engines::{SpdOutcome, KBEST_MAX_SUBSETS};
 use crate::problems::spd::eval::{approx_eq, evaluate_spd, SpdMetrics};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::spdcs_h::SpdcsH;
 use crate::problems::spd::spdp2p_h::Spdp2pH;
-use std::time::{Duration, Instant};
 
 /// `k-best`.
 pub struct KBest;
@@ -74,7 +74,7 @@ fn better(m: &SpdMetrics, b: &SpdMetrics) -> bool {
 
 /// The best `k`-subset solution; `None` when no subset is feasible.
 pub fn k_best(inst: &SpdInstance, k: usize) -> Option<SpdSolution> {
-    k_best_until(inst, k, None).0
+    k_best_until(inst, k, &Deadline::none()).0
 }
 
 /// [`k_best`] that stops at `deadline`: the best solution of the subsets
@@ -82,14 +82,14 @@ pub fn k_best(inst: &SpdInstance, k: usize) -> Option<SpdSolution> {
 pub fn k_best_until(
     inst: &SpdInstance,
     k: usize,
-    deadline: Option<Instant>,
+    deadline: &Deadline,
 ) -> (Option<SpdSolution>, bool) {
     let n = inst.servers();
     let mut allowed = vec![false; n];
     let mut best: Option<(SpdMetrics, SpdSolution)> = None;
     let mut complete = true;
     for_each_subset(n, k, |subset| {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.expired() {
             complete = false;
             return false;
         }
@@ -114,20 +114,15 @@ pub fn k_best_until(
     (best.map(|(_, s)| s), complete)
 }
 
-impl SpdEngine for KBest {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for KBest {
+    fn name(&self) -> &str {
         "k-best"
     }
 
-    fn supports(&self, _model: CommModel) -> bool {
-        true
-    }
-
-    fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome {
-        let started = Instant::now();
+    fn solve(&self, inst: &SpdInstance, ctx: &Ctx) -> SpdOutcome {
         let seed = match inst.model {
-            CommModel::Cs => SpdcsH.solve(inst, opts),
-            CommModel::P2p => Spdp2pH.solve(inst, opts),
+            CommModel::Cs => SpdcsH.solve(inst, ctx),
+            CommModel::P2p => Spdp2pH.solve(inst, ctx),
         };
         let Some(seed) = seed.solution else {
             return SpdOutcome::no_solution(
@@ -138,7 +133,7 @@ impl SpdEngine for KBest {
             return SpdOutcome::no_solution("k-best could not evaluate the SPDCS-H seed");
         };
         let work = binomial(inst.servers() as u64, k as u64).saturating_mul(k as u64);
-        let cap = opts.count(&KBEST_MAX_SUBSETS);
+        let cap = ctx.opts.count(&KBEST_MAX_SUBSETS);
         if work > cap {
             return SpdOutcome::failed(
                 FailureReason::Refused,
@@ -148,10 +143,7 @@ impl SpdEngine for KBest {
                 ),
             );
         }
-        let deadline = opts
-            .time_limit
-            .map(|t| started + Duration::from_secs_f64(t.clamp(0.0, 1e9)));
-        match k_best_until(inst, k, deadline) {
+        match k_best_until(inst, k, &ctx.deadline) {
             (Some(sol), true) => SpdOutcome::found(sol),
             (None, true) => {
                 SpdOutcome::no_solution(format!("no {k}-subset of servers meets the bound"))

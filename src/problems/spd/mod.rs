@@ -32,13 +32,13 @@ pub mod spdp2p_h;
 pub mod table;
 pub mod zizo;
 
+use crate::core::engine;
 use crate::core::{
-    CliHook, EvalReport, FailureReason, Family, InstanceFeatures, ParamSpec, ProblemInstance,
+    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
     SolveOptions, SolveRecord, SolveRow,
 };
 use crate::error::Result;
 use crate::io::solution_file::read_solution;
-use engines::{run_spd, spd_engine, spd_engine_names, spd_engines};
 use eval::evaluate_spd;
 use model::{SpdInstance, SpdProblem, SpdSolution};
 use serde_json::{json, Map};
@@ -76,8 +76,8 @@ impl Family for SpdFamily {
         Ok(Box::new(Instance(inst)))
     }
 
-    fn engines(&self) -> Vec<&'static str> {
-        spd_engine_names()
+    fn engines(&self) -> Vec<String> {
+        engine::names(engines::ENGINES)
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -162,24 +162,15 @@ impl ProblemInstance for Instance {
     }
 
     fn applicable_engines(&self) -> Vec<String> {
-        spd_engines()
-            .iter()
-            .filter(|e| e.supports(self.0.model))
-            .map(|e| e.name().to_string())
-            .collect()
+        engine::in_all(engines::ENGINES, &self.0)
     }
 
-    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        match spd_engine(engine) {
-            Ok(e) => run_spd(e.as_ref(), &self.0, opts),
-            Err(err) => SolveRecord::failed(
-                &self.0.name,
-                "spd",
-                engine,
-                FailureReason::BadInput,
-                err.to_string(),
-            ),
-        }
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        engine::run_named(engines::ENGINES, "SPD", &self.0, name, opts)
+    }
+
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        engine::run_foreign(foreign, self, &self.0, opts)
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

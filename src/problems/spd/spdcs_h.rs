@@ -30,10 +30,10 @@
 //! assert_eq!(sol.root, Some(1)); // root 1 with hosts {0, 1, 2}: paths 2 and 2
 //! ```
 
+use crate::core::engine::{Ctx, Engine};
 use crate::core::within_bound;
-use crate::core::SolveOptions;
 use crate::problems::spd::algorithm_matching::cs_view;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::engines::{for_models, SpdOutcome};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 
@@ -123,16 +123,15 @@ pub(crate) fn best_tree_outcome(inst: &SpdInstance) -> SpdOutcome {
     }
 }
 
-impl SpdEngine for SpdcsH {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for SpdcsH {
+    fn name(&self) -> &str {
         "spdcs-h"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::Cs
+    fn applies(&self, inst: &SpdInstance) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::Cs], inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, inst: &SpdInstance, _ctx: &Ctx) -> SpdOutcome {
         best_tree_outcome(inst)
     }
 }

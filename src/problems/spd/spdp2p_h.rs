@@ -4,8 +4,8 @@
 //! reported as relays by the evaluator (the paper's "intermediate servers").
 //! Complexity as SPDCS-H: `O(n² · m)` per root.
 
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::core::engine::{Ctx, Engine};
+use crate::problems::spd::engines::{for_models, SpdOutcome};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::spdcs_h::{best_tree, best_tree_outcome};
 
@@ -18,16 +18,15 @@ pub fn spdp2p_h(inst: &SpdInstance) -> Option<SpdSolution> {
     best_tree(inst)
 }
 
-impl SpdEngine for Spdp2pH {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for Spdp2pH {
+    fn name(&self) -> &str {
         "spdp2p-h"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::P2p
+    fn applies(&self, inst: &SpdInstance) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::P2p], inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, inst: &SpdInstance, _ctx: &Ctx) -> SpdOutcome {
         best_tree_outcome(inst)
     }
 }

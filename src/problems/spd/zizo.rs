@@ -17,9 +17,9 @@
 //! (each client moves at most its depth in the tree): `O(n · m³)` worst case,
 //! as seed 001 Table VII states.
 
+use crate::core::engine::{Ctx, Engine};
 use crate::core::within_bound;
-use crate::core::SolveOptions;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome};
+use crate::problems::spd::engines::{for_models, SpdOutcome};
 use crate::problems::spd::eval::evaluate_spd;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 
@@ -109,16 +109,15 @@ pub fn zizo(inst: &SpdInstance) -> Option<SpdSolution> {
     Some(SpdSolution { root: None, assign })
 }
 
-impl SpdEngine for Zizo {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for Zizo {
+    fn name(&self) -> &str {
         "zizo"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::P2p
+    fn applies(&self, inst: &SpdInstance) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::P2p], inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, inst: &SpdInstance, _ctx: &Ctx) -> SpdOutcome {
         match zizo(inst) {
             Some(sol) => SpdOutcome::found(sol),
             None => SpdOutcome::no_solution(

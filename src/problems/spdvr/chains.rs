@@ -31,13 +31,14 @@
 //! assert_eq!(sol.assign, vec![1, 0]); // window [40, 40]: variation 0
 //! ```
 
+use crate::core::engine::{Ctx, Engine};
 use crate::core::within_bound;
-use crate::core::SolveOptions;
 use crate::core::Status;
+use crate::problems::spd::engines::for_models;
 use crate::problems::spd::engines::SpdOutcome;
 use crate::problems::spd::eval::approx_eq;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::engines::SpdvrRun;
 use crate::problems::spdvr::eval::allowed_hosts;
 
 /// `chains` (SPDVRCS-H).
@@ -153,16 +154,16 @@ pub fn chains_with_bound(inst: &SpdInstance, start: &SpdSolution) -> Option<(Spd
     Some((sol, bound))
 }
 
-impl SpdvrEngine for Chains {
-    fn name(&self) -> &'static str {
+impl<'a> Engine<SpdvrRun<'a>> for Chains {
+    fn name(&self) -> &str {
         "chains"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::Cs
+    fn applies(&self, run: &SpdvrRun<'a>) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::Cs], run.inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, start: &SpdSolution, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, run: &SpdvrRun<'a>, _ctx: &Ctx) -> SpdOutcome {
+        let (inst, start) = (run.inst, run.start);
         match chains_with_bound(inst, start) {
             // Exact for CS (problems.md §2): the narrowest covering window is
             // the minimum variation; its width is the certificate the record

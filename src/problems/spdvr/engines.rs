@@ -12,52 +12,76 @@
 //! [`run_spdvr`] checks the start, times the engine, and has the SPDVR
 //! evaluator ([`evaluate_spdvr`]) compute every metric before and after.
 
-use crate::core::{fill_record, metrics_map, FailureReason, SolveOptions, Verdict};
-use crate::core::{SolveRecord, Status};
+use crate::core::engine::{self, Engine, Engines, Problem};
+use crate::core::{metrics_map, SolveOptions, SolveRecord, Status, Verdict};
 use crate::error::{Error, Result};
-use crate::problems::spd::engines::{run_spd, spd_engine, SpdOutcome};
-use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
+use crate::problems::spd::engines::{run_spd, spd_engine};
+use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use crate::problems::spdvr::eval::{check_start, evaluate_spdvr, SpdvrReport};
 use crate::problems::spdvr::{chains, exact, p2p_vr_ls, spdvrp2p_h};
-use std::time::Instant;
 
-/// An SPDVR engine: from a feasible start, a solution on the start's hosts.
-pub trait SpdvrEngine: Sync {
-    /// CLI name.
-    fn name(&self) -> &'static str;
-    /// Whether it applies to this communication model.
-    fn supports(&self, model: CommModel) -> bool;
-    /// Runs the engine. `start` is feasible (checked by [`run_spdvr`]).
-    /// `bound` in the outcome is a proven lower bound on the variation.
-    fn solve(&self, inst: &SpdInstance, start: &SpdSolution, opts: &SolveOptions) -> SpdOutcome;
+/// An SPDVR run's problem: the instance and its feasible start (checked by
+/// [`run_spdvr`] and the family's reader). Engines return a solution on the
+/// start's hosts; `bound` is a proven lower bound on the variation.
+#[derive(Debug, Clone, Copy)]
+pub struct SpdvrRun<'a> {
+    /// The instance.
+    pub inst: &'a SpdInstance,
+    /// The start (feasible).
+    pub start: &'a SpdSolution,
 }
 
-/// Every SPDVR engine, in the order tables list them.
-pub fn spdvr_engines() -> Vec<Box<dyn SpdvrEngine>> {
-    vec![
-        Box::new(chains::Chains),
-        Box::new(spdvrp2p_h::Spdvrp2pH),
-        Box::new(p2p_vr_ls::P2pVrLs),
-        Box::new(exact::ExactSpdvr),
+/// THE list of SPDVR engines, in table order: a new engine is one line here.
+pub fn engines<'a>() -> &'a Engines<'a, SpdvrRun<'a>> {
+    &[
+        &chains::Chains,
+        &spdvrp2p_h::Spdvrp2pH,
+        &p2p_vr_ls::P2pVrLs,
+        &exact::ExactSpdvr,
     ]
 }
 
 /// Names of every SPDVR engine.
-pub fn spdvr_engine_names() -> Vec<&'static str> {
-    spdvr_engines().iter().map(|e| e.name()).collect()
+pub fn spdvr_engine_names() -> Vec<String> {
+    engine::names(engines())
 }
 
 /// Looks up an SPDVR engine by CLI name.
-pub fn spdvr_engine(name: &str) -> Result<Box<dyn SpdvrEngine>> {
-    spdvr_engines()
-        .into_iter()
-        .find(|e| e.name() == name)
-        .ok_or_else(|| {
-            Error::Usage(format!(
-                "unknown SPDVR engine '{name}' (known: {})",
-                spdvr_engine_names().join(", ")
-            ))
-        })
+pub fn spdvr_engine<'a>(name: &str) -> Result<&'a (dyn Engine<SpdvrRun<'a>> + 'a)> {
+    engine::find(engines(), "SPDVR", name)
+}
+
+impl Problem for SpdvrRun<'_> {
+    type Solution = SpdSolution;
+
+    fn instance_name(&self) -> &str {
+        &self.inst.name
+    }
+
+    fn problem(&self) -> &'static str {
+        "spdvr"
+    }
+
+    /// THE SPDVR evaluator's verdict: objective = the variation after.
+    fn evaluate(&self, sol: &SpdSolution) -> Verdict {
+        match evaluate_spdvr(self.inst, self.start, sol) {
+            Ok(ev) => ev.verdict(),
+            Err(e) => Verdict {
+                violations: vec![e.to_string()],
+                ..Verdict::default()
+            },
+        }
+    }
+
+    /// A run without metrics (not applicable, no solution) shows the
+    /// start's.
+    fn annotate(&self, record: &mut SolveRecord) {
+        if record.metrics.is_empty() {
+            if let Ok(before) = check_start(self.inst, self.start) {
+                record.metrics = metrics_map(&SpdvrReport::before_only(&before));
+            }
+        }
+    }
 }
 
 /// The start of an SPDVR run: the instance's `start` when none is named;
@@ -87,7 +111,7 @@ pub fn start_for(
             "--start {name}: neither a solution file nor an SPD engine ({e})"
         ))
     })?;
-    let record = run_spd(engine.as_ref(), inst, opts);
+    let record = run_spd(engine, inst, opts);
     let feasible = matches!(
         record.status,
         Status::Optimal | Status::Feasible | Status::TimeLimit
@@ -108,9 +132,9 @@ pub fn start_for(
 
 /// Runs the SPDVR engine `engine_name` on `inst` from `start`.
 ///
-/// Errors: an unknown engine ([`Error::Usage`]) or an infeasible start
-/// ([`Error::Input`], naming why). Otherwise the record (problem `spdvr`,
-/// objective = the evaluated variation) carries the metrics after
+/// Errors: an unknown engine ([`Error::UnknownEngine`]) or an infeasible
+/// start ([`Error::Input`], naming why). Otherwise the record (problem
+/// `spdvr`, objective = the evaluated variation) carries the metrics after
 /// (`variation`, `delay`, `hosts`, …) and before (`variation_before`,
 /// `delay_before`, `hosts_before`). A result the evaluator rejects turns the
 /// status into `error` with the violation.
@@ -121,40 +145,6 @@ pub fn run_spdvr(
     opts: &SolveOptions,
 ) -> Result<SolveRecord> {
     let engine = spdvr_engine(engine_name)?;
-    let before = check_start(inst, start)?;
-    if !engine.supports(inst.model) {
-        let mut record = SolveRecord::failed(
-            &inst.name,
-            "spdvr",
-            engine.name(),
-            FailureReason::NotApplicable,
-            format!(
-                "{} does not apply to the {} model",
-                engine.name(),
-                inst.model
-            ),
-        );
-        record.metrics = metrics_map(&SpdvrReport::before_only(&before));
-        return Ok(record);
-    }
-    let mut record = SolveRecord::unsolved(&inst.name, "spdvr", engine.name());
-    let started = Instant::now();
-    let outcome = engine.solve(inst, start, opts);
-    record.time_ms = started.elapsed().as_secs_f64() * 1e3;
-    fill_record(&mut record, outcome, |sol| verdict(inst, start, sol));
-    if record.metrics.is_empty() {
-        record.metrics = metrics_map(&SpdvrReport::before_only(&before));
-    }
-    Ok(record)
-}
-
-/// The SPDVR evaluator's verdict: objective = the variation after.
-fn verdict(inst: &SpdInstance, start: &SpdSolution, sol: &SpdSolution) -> Verdict {
-    match evaluate_spdvr(inst, start, sol) {
-        Ok(ev) => ev.verdict(),
-        Err(e) => Verdict {
-            violations: vec![e.to_string()],
-            ..Verdict::default()
-        },
-    }
+    check_start(inst, start)?;
+    Ok(engine::run(engine, &SpdvrRun { inst, start }, opts))
 }

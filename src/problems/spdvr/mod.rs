@@ -19,15 +19,16 @@ pub mod p2p_moves;
 pub mod p2p_vr_ls;
 pub mod spdvrp2p_h;
 
+use crate::core::engine;
 use crate::core::{
-    EvalReport, FailureReason, Family, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    EvalReport, FailureReason, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow,
 };
 use crate::error::{Error, Result};
 use crate::io::solution_file::read_solution;
 use crate::problems::spd::model::{SpdInstance, SpdProblem, SpdSolution};
 use crate::problems::spd::table::{self, Before};
-use engines::{run_spdvr, spdvr_engine_names, spdvr_engines, start_for};
+use engines::{start_for, SpdvrRun};
 use eval::{check_start, evaluate_spdvr, SpdvrReport};
 use serde_json::Value;
 use std::any::Any;
@@ -77,8 +78,8 @@ impl Family for SpdvrFamily {
         Ok(Box::new(Instance(inst)))
     }
 
-    fn engines(&self) -> Vec<&'static str> {
-        spdvr_engine_names()
+    fn engines(&self) -> Vec<String> {
+        engine::names(engines::engines())
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -109,6 +110,20 @@ impl Instance {
     fn start(&self) -> Option<&SpdSolution> {
         self.0.start.as_ref()
     }
+
+    /// The run's problem: the instance and its start.
+    fn run(&self) -> Option<SpdvrRun<'_>> {
+        let start = self.start()?;
+        Some(SpdvrRun {
+            inst: &self.0,
+            start,
+        })
+    }
+
+    fn no_start(&self, engine: &str) -> SolveRecord {
+        let msg = "the instance has no start";
+        SolveRecord::failed(&self.0.name, "spdvr", engine, FailureReason::BadInput, msg)
+    }
 }
 
 impl ProblemInstance for Instance {
@@ -129,27 +144,24 @@ impl ProblemInstance for Instance {
     }
 
     fn applicable_engines(&self) -> Vec<String> {
-        spdvr_engines()
-            .iter()
-            .filter(|e| e.supports(self.0.model))
-            .map(|e| e.name().to_string())
-            .collect()
+        match self.run() {
+            Some(run) => engine::in_all(engines::engines(), &run),
+            None => Vec::new(),
+        }
     }
 
-    fn run_engine(&self, engine: &str, opts: &SolveOptions) -> SolveRecord {
-        let run = match self.start() {
-            Some(start) => run_spdvr(engine, &self.0, start, opts),
-            None => Err(Error::Usage("the instance has no start".into())),
-        };
-        run.unwrap_or_else(|e| {
-            SolveRecord::failed(
-                &self.0.name,
-                "spdvr",
-                engine,
-                FailureReason::BadInput,
-                e.to_string(),
-            )
-        })
+    fn run_engine(&self, name: &str, opts: &SolveOptions) -> SolveRecord {
+        match self.run() {
+            Some(run) => engine::run_named(engines::engines(), "SPDVR", &run, name, opts),
+            None => self.no_start(name),
+        }
+    }
+
+    fn run_foreign(&self, foreign: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord {
+        match self.run() {
+            Some(run) => engine::run_foreign(foreign, self, &run, opts),
+            None => self.no_start(foreign.name()),
+        }
     }
 
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {

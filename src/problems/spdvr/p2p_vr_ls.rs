@@ -17,12 +17,13 @@
 //! Each move is evaluated incrementally ([`P2pMoves`]): `O(m + k²)` per
 //! client and `O(k)` per candidate host, so a sweep costs `O(m·(m + k²))`.
 
+use crate::core::engine::{Ctx, Engine};
 use crate::core::within_bound;
-use crate::core::SolveOptions;
+use crate::problems::spd::engines::for_models;
 use crate::problems::spd::engines::SpdOutcome;
 use crate::problems::spd::eval::approx_eq;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::engines::SpdvrRun;
 use crate::problems::spdvr::p2p_moves::{vd, P2pMoves};
 use crate::problems::spdvr::spdvrp2p_h::{end_pair, host_list, phase, End};
 use rand::{Rng, SeedableRng};
@@ -138,17 +139,17 @@ pub fn p2p_vr_ls(
     Some(st.solution())
 }
 
-impl SpdvrEngine for P2pVrLs {
-    fn name(&self) -> &'static str {
+impl<'a> Engine<SpdvrRun<'a>> for P2pVrLs {
+    fn name(&self) -> &str {
         "p2p-vr-ls"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::P2p
+    fn applies(&self, run: &SpdvrRun<'a>) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::P2p], run.inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, start: &SpdSolution, opts: &SolveOptions) -> SpdOutcome {
-        match p2p_vr_ls(inst, start, opts.seed, ROUNDS) {
+    fn solve(&self, run: &SpdvrRun<'a>, ctx: &Ctx) -> SpdOutcome {
+        let (inst, start) = (run.inst, run.start);
+        match p2p_vr_ls(inst, start, ctx.opts.seed, ROUNDS) {
             Some(sol) => SpdOutcome::found(sol),
             None => SpdOutcome::no_solution("the start does not fit the instance"),
         }

@@ -31,12 +31,13 @@
 //! 1e-9 relative tolerance, so floating noise cannot cycle), hence the
 //! algorithm terminates; per iteration `O(m² + m + k²)`.
 
+use crate::core::engine::{Ctx, Engine};
 use crate::core::within_bound;
-use crate::core::SolveOptions;
+use crate::problems::spd::engines::for_models;
 use crate::problems::spd::engines::SpdOutcome;
 use crate::problems::spd::eval::approx_eq;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
-use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::engines::SpdvrRun;
 use crate::problems::spdvr::eval::allowed_hosts;
 use crate::problems::spdvr::p2p_moves::{vd, P2pMoves};
 
@@ -123,16 +124,16 @@ pub fn spdvrp2p_h(inst: &SpdInstance, start: &SpdSolution) -> Option<SpdSolution
     Some(st.solution())
 }
 
-impl SpdvrEngine for Spdvrp2pH {
-    fn name(&self) -> &'static str {
+impl<'a> Engine<SpdvrRun<'a>> for Spdvrp2pH {
+    fn name(&self) -> &str {
         "spdvrp2p-h"
     }
-
-    fn supports(&self, model: CommModel) -> bool {
-        model == CommModel::P2p
+    fn applies(&self, run: &SpdvrRun<'a>) -> Result<(), String> {
+        for_models(self.name(), &[CommModel::P2p], run.inst)
     }
 
-    fn solve(&self, inst: &SpdInstance, start: &SpdSolution, _opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, run: &SpdvrRun<'a>, _ctx: &Ctx) -> SpdOutcome {
+        let (inst, start) = (run.inst, run.start);
         match spdvrp2p_h(inst, start) {
             Some(sol) => SpdOutcome::found(sol),
             None => SpdOutcome::no_solution("the start does not fit the instance"),

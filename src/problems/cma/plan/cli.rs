@@ -4,10 +4,10 @@ use super::curve::{plan, PlanOptions};
 use super::exact::ExactSettings;
 use super::output::{render_table, write_plan};
 use crate::cli::parse_time_limit;
+use crate::cli::usage;
 use crate::core::registry::read_instance;
 use crate::core::{CliHook, HookPlace};
 use crate::error::{Error, Result};
-use crate::problems::spd::cli::usage;
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 

@@ -2,6 +2,7 @@
 //! [`super`]'s docs).
 
 use crate::core::{within_bound, Status};
+use crate::lp::highs::MipSettings;
 use crate::lp::highs::{minimise, Col, MipBuilder};
 use crate::problems::spd::exact::{
     keep_better, score, Deadline, HostStage, KeySearch, LexResult, Probe, Scored,
@@ -156,7 +157,13 @@ impl<'a> Cs<'a> {
             }
             v
         });
-        let res = minimise(b, total, cons, start.as_deref(), &dl.settings(0.999));
+        let res = minimise(
+            b,
+            total,
+            cons,
+            start.as_deref(),
+            &MipSettings::within(dl, 0.999),
+        );
         match res.status {
             Status::Optimal => match &res.values {
                 Some(v) => Cover::Found(
@@ -224,56 +231,84 @@ pub(crate) fn min_hosts(
         ));
     }
     let cs = Cs::new(inst);
-    let fits = |c: usize, s: usize, r: usize| cs.fits(c, s, r);
-    let best_sol = Mutex::new(incumbent);
-    let best = AtomicUsize::new(
-        lock(&best_sol)
-            .as_ref()
-            .map_or(usize::MAX, |s| s.metrics.hosts),
-    );
-    let failure = Mutex::new(None::<String>);
+    let roots = Roots {
+        inst,
+        cs: &cs,
+        best: AtomicUsize::new(incumbent.as_ref().map_or(usize::MAX, |s| s.metrics.hosts)),
+        best_sol: Mutex::new(incumbent),
+        failure: Mutex::new(None),
+    };
     let mut order: Vec<(usize, usize)> = (0..cs.n)
         .filter_map(|r| {
-            cs.rows(r, &|c, s| fits(c, s, r))
+            cs.rows(r, &|c, s| cs.fits(c, s, r))
                 .map(|rows| (greedy_cover(cs.n, &rows).len(), r))
         })
         .collect();
     order.sort_unstable();
     let lbs: Vec<usize> = order
         .par_iter()
-        .map(|&(_, r)| {
-            let ok = |c: usize, s: usize| fits(c, s, r);
-            let cap = best.load(Ordering::SeqCst).saturating_sub(1);
-            if cap < known_lb {
-                return cap + 1;
-            }
-            match cs.cover(r, &ok, cap, true, dl) {
-                Cover::Found(h) => {
-                    let sc = cs.assign(r, &h, &ok).and_then(|sol| score(inst, sol));
-                    if let Some(k) = sc.as_ref().map(|s| s.metrics.hosts) {
-                        best.fetch_min(k, Ordering::SeqCst);
-                    }
-                    keep_better(&mut lock(&best_sol), sc);
-                    h.len()
-                }
-                Cover::None => cap + 1,
-                Cover::Unknown(lb) => lb.min(cap + 1),
-                Cover::Error(e) => {
-                    *lock(&failure) = Some(e);
-                    1
-                }
-            }
-        })
+        .map(|&(_, r)| roots.try_root(r, known_lb, dl))
         .collect();
-    let best_sol = best_sol.into_inner().unwrap_or_else(|e| e.into_inner());
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return HostStage::Failed(e, best_sol);
+    roots.stage(lbs.into_iter().min().unwrap_or(usize::MAX))
+}
+
+/// The roots' shared state in stage 1: the best cover size and solution
+/// so far, and a backend failure.
+struct Roots<'a> {
+    inst: &'a SpdInstance,
+    cs: &'a Cs<'a>,
+    best: AtomicUsize,
+    best_sol: Mutex<Option<Scored>>,
+    failure: Mutex<Option<String>>,
+}
+
+impl Roots<'_> {
+    /// Root `r`'s least cover below the best so far; returns a proven lower
+    /// bound on the host count with root `r`.
+    fn try_root(&self, r: usize, known_lb: usize, dl: &Deadline) -> usize {
+        let ok = |c: usize, s: usize| self.cs.fits(c, s, r);
+        let cap = self.best.load(Ordering::SeqCst).saturating_sub(1);
+        if cap < known_lb {
+            return cap + 1;
+        }
+        match self.cs.cover(r, &ok, cap, true, dl) {
+            Cover::Found(h) => {
+                let sc = self
+                    .cs
+                    .assign(r, &h, &ok)
+                    .and_then(|sol| score(self.inst, sol));
+                if let Some(k) = sc.as_ref().map(|s| s.metrics.hosts) {
+                    self.best.fetch_min(k, Ordering::SeqCst);
+                }
+                keep_better(&mut lock(&self.best_sol), sc);
+                h.len()
+            }
+            Cover::None => cap + 1,
+            Cover::Unknown(lb) => lb.min(cap + 1),
+            Cover::Error(e) => {
+                *lock(&self.failure) = Some(e);
+                1
+            }
+        }
     }
-    let lb = lbs.into_iter().min().unwrap_or(usize::MAX);
-    match best_sol {
-        Some(sc) if lb >= sc.metrics.hosts => HostStage::Proven(sc),
-        Some(sc) => HostStage::Unproven(Some(sc), lb),
-        None => HostStage::Infeasible("no root has a cover within μ".into()),
+
+    /// How stage 1 ended, given the least of the roots' lower bounds.
+    fn stage(self, lb: usize) -> HostStage {
+        let best_sol = self
+            .best_sol
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = self.failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return HostStage::Failed(e, best_sol);
+        }
+        match best_sol {
+            Some(sc) if lb >= sc.metrics.hosts => HostStage::Proven(sc),
+            Some(sc) => HostStage::Unproven(Some(sc), lb),
+            // A root stopped by the deadline may still have a cover: not a
+            // proof of infeasibility.
+            None if lb < usize::MAX => HostStage::Unproven(None, lb),
+            None => HostStage::Infeasible("no root has a cover within μ".into()),
+        }
     }
 }
 

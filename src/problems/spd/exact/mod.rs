@@ -124,11 +124,10 @@ pub mod p2p_hosts;
 pub mod p2p_lex;
 pub mod p2p_search;
 
-use crate::core::SolveOptions;
-use crate::core::Status;
-use crate::lp::highs::MipSettings;
+use crate::core::engine::{Ctx, Engine};
+use crate::core::{SolveOptions, Status};
 use crate::problems::spd::algorithm_matching::AlgorithmMatching;
-use crate::problems::spd::engines::{SpdEngine, SpdOutcome, LEXICOGRAPHIC};
+use crate::problems::spd::engines::{SpdOutcome, LEXICOGRAPHIC};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
 use crate::problems::spd::host_ls::HostLs;
 use crate::problems::spd::host_search::{host_search_from, HOST_SEARCH_NODES};
@@ -136,7 +135,6 @@ use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::spdcs_h::SpdcsH;
 use crate::problems::spd::spdp2p_h::Spdp2pH;
 use crate::problems::spd::zizo::Zizo;
-use std::time::{Duration, Instant};
 
 /// At most this many explicit candidate delay values are listed for the
 /// P2P delay/variation searches; above it, bisection runs on reals first.
@@ -145,45 +143,7 @@ pub const CANDIDATE_LIMIT: usize = 200_000;
 /// `exact`.
 pub struct ExactSpd;
 
-/// The deadline of one engine run.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Deadline {
-    end: Option<Instant>,
-}
-
-impl Deadline {
-    /// A deadline `limit` seconds from now (`None` = never; negative or NaN
-    /// limits count as 0).
-    pub(crate) fn new(limit: Option<f64>) -> Self {
-        let end = limit.map(|t| {
-            let secs = if t.is_finite() { t.max(0.0) } else { 0.0 };
-            let secs = if t == f64::INFINITY { 1e9 } else { secs };
-            Instant::now() + Duration::from_secs_f64(secs.min(1e9))
-        });
-        Deadline { end }
-    }
-
-    /// Seconds left (`None` = no limit).
-    pub(crate) fn remaining(&self) -> Option<f64> {
-        self.end
-            .map(|e| e.saturating_duration_since(Instant::now()).as_secs_f64())
-    }
-
-    /// True once the deadline has passed.
-    pub(crate) fn expired(&self) -> bool {
-        self.remaining().is_some_and(|r| r <= 0.0)
-    }
-
-    /// HiGHS settings for one MILP: the time left, one thread, and an
-    /// absolute gap (just below 1 for integer objectives proves optimality).
-    pub(crate) fn settings(&self, abs_gap: f64) -> MipSettings {
-        MipSettings {
-            time_limit: self.remaining(),
-            abs_gap,
-            ..MipSettings::default()
-        }
-    }
-}
+pub(crate) use crate::core::Deadline;
 
 /// A solution with the evaluator's metrics (only feasible ones are kept).
 #[derive(Debug, Clone)]
@@ -216,15 +176,22 @@ pub(crate) fn keep_better(best: &mut Option<Scored>, cand: Option<Scored>) {
 }
 
 /// The best heuristic solution (the incumbent the exact search starts from).
-pub(crate) fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Option<Scored> {
-    let mut engines: Vec<&dyn SpdEngine> = vec![&AlgorithmMatching];
+pub(crate) fn heuristic_incumbent(inst: &SpdInstance, ctx: &Ctx) -> Option<Scored> {
+    // The paper's heuristics are cheap and always run, so that even a run
+    // out of time has an incumbent; host-ls only while time is left.
+    let mut engines: Vec<&dyn Engine<SpdInstance>> = vec![&AlgorithmMatching];
     match inst.model {
         CommModel::Cs => engines.push(&SpdcsH),
-        CommModel::P2p => engines.extend([&Spdp2pH as &dyn SpdEngine, &Zizo, &HostLs]),
+        CommModel::P2p => engines.extend([&Spdp2pH as &dyn Engine<SpdInstance>, &Zizo]),
     }
     let mut best = None;
     for e in engines {
-        if let Some(sol) = e.solve(inst, opts).solution {
+        if let Some(sol) = e.solve(inst, ctx).solution {
+            keep_better(&mut best, score(inst, sol));
+        }
+    }
+    if inst.model == CommModel::P2p && !ctx.deadline.expired() {
+        if let Some(sol) = HostLs.solve(inst, ctx).solution {
             keep_better(&mut best, score(inst, sol));
         }
     }
@@ -235,18 +202,14 @@ pub(crate) fn heuristic_incumbent(inst: &SpdInstance, opts: &SolveOptions) -> Op
 /// `host-search` makes of it (same node budget and seed as the engine, so
 /// `exact` is never worse than it); with the lower bound on the host count,
 /// raised to the start's count when `host-search` proved it minimal.
-fn start(
-    inst: &SpdInstance,
-    opts: &SolveOptions,
-    known_lb: usize,
-    dl: &Deadline,
-) -> (Option<Scored>, usize) {
-    let incumbent = heuristic_incumbent(inst, opts);
+fn start(inst: &SpdInstance, ctx: &Ctx, known_lb: usize) -> (Option<Scored>, usize) {
+    let incumbent = heuristic_incumbent(inst, ctx);
     if inst.model == CommModel::Cs {
         return (incumbent, known_lb);
     }
-    let nodes = opts.count(&HOST_SEARCH_NODES);
-    match host_search_from(inst, incumbent, nodes, opts.seed, *dl) {
+    let nodes = ctx.opts.count(&HOST_SEARCH_NODES);
+    let dl = ctx.deadline.clone();
+    match host_search_from(inst, incumbent, nodes, ctx.opts.seed, dl) {
         (Some(sc), true) => {
             let lb = known_lb.max(sc.metrics.hosts);
             (Some(sc), lb)
@@ -378,30 +341,26 @@ fn proven_note(model: CommModel) -> String {
     }
 }
 
-impl SpdEngine for ExactSpd {
-    fn name(&self) -> &'static str {
+impl Engine<SpdInstance> for ExactSpd {
+    fn name(&self) -> &str {
         "exact"
     }
 
-    fn supports(&self, _model: CommModel) -> bool {
-        true
-    }
-
-    fn solve(&self, inst: &SpdInstance, opts: &SolveOptions) -> SpdOutcome {
-        let deadline = Deadline::new(opts.time_limit);
+    fn solve(&self, inst: &SpdInstance, ctx: &Ctx) -> SpdOutcome {
+        let deadline = &ctx.deadline;
         if inst.clients() == 1 {
             return single_client(inst);
         }
-        let (incumbent, lb) = start(inst, opts, 1, &deadline);
+        let (incumbent, lb) = start(inst, ctx, 1);
         let host = match inst.model {
-            CommModel::Cs => cs::min_hosts(inst, incumbent, lb, &deadline),
-            CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, &deadline),
+            CommModel::Cs => cs::min_hosts(inst, incumbent, lb, deadline),
+            CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, deadline),
         };
-        let lexicographic = opts.flag(&LEXICOGRAPHIC);
+        let lexicographic = ctx.opts.flag(&LEXICOGRAPHIC);
         let lex = match (&host, lexicographic) {
             (HostStage::Proven(sc), true) => Some(match inst.model {
-                CommModel::Cs => cs::lexicographic(inst, sc.clone(), &deadline),
-                CommModel::P2p => p2p_lex::lexicographic(inst, sc.clone(), &deadline),
+                CommModel::Cs => cs::lexicographic(inst, sc.clone(), deadline),
+                CommModel::P2p => p2p_lex::lexicographic(inst, sc.clone(), deadline),
             }),
             _ => None,
         };
@@ -419,7 +378,8 @@ pub(crate) fn hosts_then_delay(
     opts: &SolveOptions,
     known_lb: usize,
 ) -> (HostStage, Option<(Scored, Option<String>)>) {
-    let deadline = Deadline::new(opts.time_limit);
+    let ctx = Ctx::new(opts);
+    let deadline = ctx.deadline.clone();
     if inst.clients() == 1 {
         let out = single_client(inst);
         return match out.solution.and_then(|s| score(inst, s)) {
@@ -427,7 +387,7 @@ pub(crate) fn hosts_then_delay(
             None => (HostStage::Infeasible(out.message.unwrap_or_default()), None),
         };
     }
-    let (incumbent, lb) = start(inst, opts, known_lb, &deadline);
+    let (incumbent, lb) = start(inst, &ctx, known_lb);
     let host = match inst.model {
         CommModel::Cs => cs::min_hosts(inst, incumbent, lb, &deadline),
         CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, &deadline),

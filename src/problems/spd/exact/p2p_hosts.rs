@@ -42,7 +42,7 @@ pub(crate) fn min_hosts(
             }
         }
     };
-    match Search::new(inst, lim, allowed, *dl) {
+    match Search::new(inst, lim, allowed, dl.clone()) {
         Some(mut search) => search_hosts(inst, &mut search, incumbent, known_lb.max(1)),
         None => milp_hosts(inst, incumbent, known_lb, dl),
     }
@@ -164,7 +164,7 @@ mod tests {
     /// random instances with many ties.
     #[test]
     fn search_and_milp_agree_on_the_host_count() {
-        let dl = Deadline::new(None);
+        let dl = Deadline::none();
         for seed in 0..150 {
             let inst = tiny(6, 9, [0.6, 0.8, 1.0][seed as usize % 3], 1000 + seed);
             let hosts = |h: HostStage| match h {

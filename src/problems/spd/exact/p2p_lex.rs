@@ -103,7 +103,8 @@ fn heuristic_at(inst: &SpdInstance, lim: &Limits, k: usize) -> Option<Scored> {
     let mut at = inst.clone();
     at.bound = lim.hi.min(inst.bound);
     at.bound_factor = None;
-    let sc = heuristic_incumbent(&at, &crate::core::SolveOptions::default())?;
+    let opts = crate::core::SolveOptions::default();
+    let sc = heuristic_incumbent(&at, &crate::core::Ctx::new(&opts))?;
     if sc.metrics.hosts > k {
         return None;
     }

@@ -112,7 +112,7 @@ pub(crate) fn decide(
     dl: &Deadline,
 ) -> Option<Probe> {
     match allowed_pairs(inst, &lim) {
-        Ok(lists) => Search::new(inst, lim, lists, *dl).map(|mut s| s.decide(k, budget)),
+        Ok(lists) => Search::new(inst, lim, lists, dl.clone()).map(|mut s| s.decide(k, budget)),
         Err(_) => Some(Probe::Infeasible),
     }
 }

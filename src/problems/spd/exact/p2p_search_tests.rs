@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 /// and host caps; found solutions meet them.
 #[test]
 fn search_matches_brute_force() {
-    let dl = Deadline::new(None);
+    let dl = Deadline::none();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     for seed in 0..1500 {
         let (inst, lim, k) = random_case(&mut rng, seed, 7);

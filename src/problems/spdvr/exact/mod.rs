@@ -35,12 +35,13 @@
 use crate::lp::highs::{minimise, Col, MipBuilder, MipResult, MipSettings};
 pub(crate) mod p2p;
 
+use crate::core::engine::{Ctx, Engine};
+use crate::core::FailureReason;
 use crate::core::{within_bound, Status};
-use crate::core::{FailureReason, SolveOptions};
 use crate::problems::spd::engines::SpdOutcome;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spdvr::chains::chains;
-use crate::problems::spdvr::engines::SpdvrEngine;
+use crate::problems::spdvr::engines::SpdvrRun;
 use crate::problems::spdvr::spdvrp2p_h::host_list;
 use good_lp::{constraint, variable, Constraint, Expression};
 
@@ -93,14 +94,10 @@ impl Assign {
     }
 }
 
-pub(crate) fn settings(opts: &SolveOptions) -> MipSettings {
+pub(crate) fn settings(ctx: &Ctx) -> MipSettings {
     MipSettings {
-        time_limit: opts.time_limit,
-        rel_gap: 0.0,
-        abs_gap: 1e-6,
-        threads: 1,
-        seed: opts.seed,
-        ..MipSettings::default()
+        seed: ctx.opts.seed,
+        ..MipSettings::within(&ctx.deadline, 1e-6)
     }
 }
 
@@ -131,8 +128,8 @@ pub(crate) fn outcome(
         bound: res.bound.map(|b| b.max(0.0)),
         message: res.gap.map(|g| format!("HiGHS gap {g:.3e}")),
         reason: None,
-        stop: None,
-        solver_status: None,
+        stop: res.stop,
+        solver_status: res.model_status.map(str::to_string),
     }
 }
 
@@ -143,7 +140,7 @@ pub(crate) fn start_values(len: usize, set: impl FnOnce(&mut Vec<f64>)) -> Vec<f
     v
 }
 
-fn solve_cs(inst: &SpdInstance, start: &SpdSolution, opts: &SolveOptions) -> SpdOutcome {
+fn solve_cs(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> SpdOutcome {
     let Some(r) = start.root else {
         return SpdOutcome::no_solution("a CS start needs a root");
     };
@@ -178,24 +175,21 @@ fn solve_cs(inst: &SpdInstance, start: &SpdSolution, opts: &SolveOptions) -> Spd
         v[l.idx] = lo.min(hi);
     });
     let obj = 2.0 * u.var - 2.0 * l.var;
-    let res = minimise(model, obj, rows, Some(&values), &settings(opts));
+    let res = minimise(model, obj, rows, Some(&values), &settings(ctx));
     let decoded = res.values.as_ref().and_then(|_| x.decode(&res, Some(r)));
     outcome(res, decoded, heur)
 }
 
-impl SpdvrEngine for ExactSpdvr {
-    fn name(&self) -> &'static str {
+impl<'a> Engine<SpdvrRun<'a>> for ExactSpdvr {
+    fn name(&self) -> &str {
         "exact"
     }
 
-    fn supports(&self, _model: CommModel) -> bool {
-        true
-    }
-
-    fn solve(&self, inst: &SpdInstance, start: &SpdSolution, opts: &SolveOptions) -> SpdOutcome {
+    fn solve(&self, run: &SpdvrRun<'a>, ctx: &Ctx) -> SpdOutcome {
+        let (inst, start) = (run.inst, run.start);
         match inst.model {
-            CommModel::Cs => solve_cs(inst, start, opts),
-            CommModel::P2p => p2p::solve_p2p(inst, start, opts),
+            CommModel::Cs => solve_cs(inst, start, ctx),
+            CommModel::P2p => p2p::solve_p2p(inst, start, ctx),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The P2P SPDVR MILP (model in [`super`]'s docs).
 
-use crate::core::SolveOptions;
+use crate::core::Ctx;
 use crate::core::Status;
 use crate::lp::highs::{minimise, Col, MipBuilder};
 use crate::problems::spd::engines::SpdOutcome;
@@ -168,12 +168,8 @@ fn start_for(
 }
 
 /// Exact P2P SPDVR.
-pub(crate) fn solve_p2p(
-    inst: &SpdInstance,
-    start: &SpdSolution,
-    opts: &SolveOptions,
-) -> SpdOutcome {
-    let heur = p2p_vr_ls(inst, start, opts.seed, ROUNDS).unwrap_or_else(|| start.clone());
+pub(crate) fn solve_p2p(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> SpdOutcome {
+    let heur = p2p_vr_ls(inst, start, ctx.opts.seed, ROUNDS).unwrap_or_else(|| start.clone());
     if inst.clients() < 2 {
         return SpdOutcome::claim(Status::Optimal, heur, Some(0.0))
             .with_message("fewer than two clients: no pair, variation 0");
@@ -203,7 +199,7 @@ pub(crate) fn solve_p2p(
         .map(|h| host_rows(&mut model, &mut rows, &x, h, (u, l), &k))
         .collect();
     let values = start_for(model.len(), inst, &x, &heur, (&hosts, &chains, (u, l)), &k);
-    let res = minimise(model, u.var - l.var, rows, Some(&values), &settings(opts));
+    let res = minimise(model, u.var - l.var, rows, Some(&values), &settings(ctx));
     let decoded = res.values.as_ref().and_then(|_| x.decode(&res, None));
     outcome(res, decoded, heur)
 }
