@@ -5,12 +5,13 @@
 
 pub mod bench;
 pub mod eval;
+pub mod hook;
 pub mod out;
 pub mod solve;
 
-use crate::core::{registry, CliHook, HookPlace};
 use crate::error::{Error, Result};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+pub use hook::{CliHook, HookPlace};
 use std::ffi::OsString;
 
 /// serverpick — which game servers a session uses and which server each player
@@ -38,10 +39,25 @@ pub enum Command {
     BenchMerge(bench::BenchMergeArgs),
 }
 
+/// Commands of families from outside the crate ([`register_commands`]).
+static EXTRA: std::sync::RwLock<Vec<Commands>> = std::sync::RwLock::new(Vec::new());
+
+/// A family's commands, as a function that builds them.
+pub type Commands = fn() -> Vec<CliHook>;
+
+/// Adds a family's commands (for a family from outside the crate, beside
+/// `core::registry::register`).
+pub fn register_commands(hooks: Commands) {
+    EXTRA.write().unwrap_or_else(|e| e.into_inner()).push(hooks);
+}
+
 fn hooks() -> Vec<CliHook> {
-    registry::families()
+    let extra = EXTRA.read().unwrap_or_else(|e| e.into_inner()).clone();
+    crate::problems::builtin()
         .iter()
-        .flat_map(|f| f.cli_hooks())
+        .map(|r| r.commands)
+        .chain(extra)
+        .flat_map(|h| h())
         .collect()
 }
 

@@ -7,7 +7,9 @@
 //! engines, one engine run checked by the family's evaluator, features, the
 //! evaluation of a solution file). The registry
 //! ([`crate::core::registry`]) lists the families; the generic layers
-//! (`core`, `bench`, `cli`) know no family by name.
+//! (`core`, `bench`, `cli`) know no family by name. A family's own commands
+//! (`gen NAME`, `repro NAME`, …) are clap types and live in `cli`
+//! ([`crate::cli::CliHook`]), so `core` knows no clap.
 
 use crate::core::outcome::Verdict;
 use crate::core::{ForeignEngine, ParamSpec, SolveOptions, SolveRecord};
@@ -44,40 +46,6 @@ pub struct EvalReport {
     pub lines: Vec<(String, String)>,
     /// The evaluator's verdict (metrics, objective, violations).
     pub verdict: Verdict,
-}
-
-/// Where a family's command goes in the command tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookPlace {
-    /// `serverpick gen NAME …`.
-    Gen,
-    /// `serverpick repro NAME …`.
-    Repro,
-    /// `serverpick plan NAME …` (capacity planning).
-    Plan,
-    /// `serverpick NAME …` (e.g. `simulate`).
-    TopLevel,
-}
-
-/// A command a family adds to the CLI: its clap definition and its runner
-/// (which returns the exit code).
-#[derive(Clone)]
-pub struct CliHook {
-    /// Where it goes.
-    pub place: HookPlace,
-    /// The command (its name is the subcommand's).
-    pub command: clap::Command,
-    /// Runs it on the parsed arguments.
-    pub run: fn(&clap::ArgMatches) -> Result<i32>,
-}
-
-impl std::fmt::Debug for CliHook {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CliHook")
-            .field("place", &self.place)
-            .field("command", &self.command.get_name())
-            .finish()
-    }
 }
 
 /// A problem family.
@@ -125,11 +93,6 @@ pub trait Family: Sync + Send {
 
     /// The `solve` table of this family's runs.
     fn render_table(&self, rows: &[SolveRow]) -> String;
-
-    /// Commands it adds to the CLI (generators, reproductions, simulations).
-    fn cli_hooks(&self) -> Vec<CliHook> {
-        Vec::new()
-    }
 }
 
 /// One instance of a family, read from a file.

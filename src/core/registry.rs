@@ -25,7 +25,10 @@ pub fn register(family: &'static dyn Family) {
 
 /// Every family: the crate's, then the registered ones.
 pub fn families() -> Vec<&'static dyn Family> {
-    let mut all = crate::problems::builtin();
+    let mut all: Vec<&'static dyn Family> = crate::problems::builtin()
+        .iter()
+        .map(|r| r.family)
+        .collect();
     all.extend(EXTRA.read().unwrap_or_else(|e| e.into_inner()).iter());
     all
 }

@@ -1,7 +1,7 @@
 //! The AG family's commands: `gen ag` (seed 004 §5's scenarios A and B) and
 //! `repro ag` (seed 004 §5's Figs. 9–12, Tables 4–5 and the simulation).
 
-use crate::core::{CliHook, HookPlace};
+use crate::cli::{CliHook, HookPlace};
 use crate::error::{Error, Result};
 use crate::problems::ag::file::write_ag;
 use crate::problems::ag::gen::{generate_ag, GenAgConfig};

@@ -31,7 +31,7 @@ pub mod roles;
 use crate::core::engine;
 use crate::core::table::{short, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ProblemInstance, SolveOptions,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, ProblemInstance, SolveOptions,
     SolveRecord, SolveRow,
 };
 use crate::error::Result;
@@ -83,10 +83,6 @@ impl Family for AgFamily {
 
     fn render_table(&self, rows: &[SolveRow]) -> String {
         render_table(rows)
-    }
-
-    fn cli_hooks(&self) -> Vec<CliHook> {
-        cli::hooks()
     }
 }
 

@@ -4,8 +4,9 @@
 
 use crate::cli::bench::{config, report, with_params, RunArgs};
 use crate::cli::usage;
+use crate::cli::{CliHook, HookPlace};
 use crate::core::registry::read_instance;
-use crate::core::{CliHook, Family, HookPlace};
+use crate::core::Family;
 use crate::error::{Error, Result};
 use crate::problems::cma::events::{summary_md, write_simulation};
 use crate::problems::cma::file::write_cma;

@@ -36,8 +36,8 @@ pub mod sim;
 use crate::core::engine;
 use crate::core::table::{fmt_ms, note, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
-    SolveOptions, SolveRecord, SolveRow,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow,
 };
 use crate::error::Result;
 use eval::{evaluate_cma_static, CmaReport, DEFAULT_THRESHOLD_MS};
@@ -87,10 +87,6 @@ impl Family for CmaFamily {
 
     fn render_table(&self, rows: &[SolveRow]) -> String {
         render_table(rows)
-    }
-
-    fn cli_hooks(&self) -> Vec<CliHook> {
-        cli::hooks()
     }
 }
 

@@ -2,7 +2,7 @@
 //! `repro ranges` (seed 003 Table 2 and Fig. 9) and `simulate-ranges` (the
 //! workload over time). Everything they do is a library call.
 
-use crate::core::{CliHook, HookPlace};
+use crate::cli::{CliHook, HookPlace};
 use crate::error::{Error, Result};
 use crate::problems::ranges::file::write_ranges;
 use crate::problems::ranges::gen::{generate_ranges, GenRangesConfig, MapShape};

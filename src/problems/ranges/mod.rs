@@ -44,8 +44,8 @@ pub mod workload;
 use crate::core::engine;
 use crate::core::table::{short, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
-    SolveOptions, SolveRecord, SolveRow,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow,
 };
 use crate::error::Result;
 use engines::{RangesRun, BUDGET, DELTA, REGIONS, VNODES};
@@ -103,10 +103,6 @@ impl Family for RangesFamily {
 
     fn render_table(&self, rows: &[SolveRow]) -> String {
         render_table(rows)
-    }
-
-    fn cli_hooks(&self) -> Vec<CliHook> {
-        cli::hooks()
     }
 }
 

@@ -27,8 +27,8 @@ pub mod score;
 use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
 use crate::core::table::{short, Table};
 use crate::core::{
-    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, Outcome, ProblemInstance,
-    SolveOptions, SolveRecord, SolveRow, Status, Verdict,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, Outcome, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow, Status, Verdict,
 };
 use crate::error::Result;
 use crate::io::solution_file::read_solution;
@@ -89,10 +89,6 @@ impl Family for RankFamily {
 
     fn render_table(&self, rows: &[SolveRow]) -> String {
         render_table(rows)
-    }
-
-    fn cli_hooks(&self) -> Vec<CliHook> {
-        cli::hooks()
     }
 }
 

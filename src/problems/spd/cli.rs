@@ -4,7 +4,8 @@
 use crate::cli::bench::{config, report, with_params, RunArgs};
 use crate::cli::split_list;
 use crate::cli::usage;
-use crate::core::{CliHook, Family, HookPlace};
+use crate::cli::{CliHook, HookPlace};
+use crate::core::Family;
 use crate::error::{Error, Result};
 use crate::problems::spd::file::{to_file, write_spd_file};
 use crate::problems::spd::gen::{

@@ -34,8 +34,8 @@ pub mod zizo;
 
 use crate::core::engine;
 use crate::core::{
-    CliHook, EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
-    SolveOptions, SolveRecord, SolveRow,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
+    SolveRecord, SolveRow,
 };
 use crate::error::Result;
 use crate::io::solution_file::read_solution;
@@ -94,10 +94,6 @@ impl Family for SpdFamily {
 
     fn render_table(&self, rows: &[SolveRow]) -> String {
         table::render(rows, |_| None)
-    }
-
-    fn cli_hooks(&self) -> Vec<CliHook> {
-        cli::hooks()
     }
 }
 

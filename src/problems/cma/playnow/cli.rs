@@ -4,7 +4,7 @@
 use super::pool::PingSource;
 use super::{repro_playnow, PlaynowConfig};
 use crate::cli::usage;
-use crate::core::{CliHook, HookPlace};
+use crate::cli::{CliHook, HookPlace};
 use crate::error::{Error, Result};
 use crate::net::matrix::read_measured_matrix;
 use clap::{Args, FromArgMatches};

@@ -3,8 +3,8 @@
 
 use crate::cli::out::print;
 use crate::cli::parse_time_limit;
+use crate::cli::{CliHook, HookPlace};
 use crate::core::table::Table;
-use crate::core::{CliHook, HookPlace};
 use crate::error::{Error, Result};
 use crate::problems::spd::file::read_spd;
 use crate::problems::spd::plan::out::write_frontier;
