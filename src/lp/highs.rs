@@ -80,6 +80,10 @@ pub struct MipSettings {
     /// HiGHS's run fails (see [`minimise`]). Costs a copy of the good_lp
     /// model; off for large pure LPs.
     pub retry_without_presolve: bool,
+    /// The run's deadline: HiGHS's time limit is what it leaves once the
+    /// model has been handed over (that hand-over is not free: seconds for
+    /// millions of columns), never more than `time_limit`.
+    pub deadline: Option<Deadline>,
 }
 
 impl Default for MipSettings {
@@ -91,6 +95,7 @@ impl Default for MipSettings {
             threads: 1,
             seed: 0,
             retry_without_presolve: true,
+            deadline: None,
         }
     }
 }
@@ -123,6 +128,7 @@ impl MipSettings {
         MipSettings {
             time_limit: deadline.remaining_secs(),
             abs_gap,
+            deadline: Some(deadline.clone()),
             ..MipSettings::default()
         }
     }
@@ -279,7 +285,15 @@ fn prepare(
         ("mip_rel_gap", settings.rel_gap),
         ("mip_abs_gap", settings.abs_gap),
     ];
-    if let Some(t) = settings.time_limit {
+    let left = settings
+        .deadline
+        .as_ref()
+        .and_then(Deadline::remaining_secs);
+    let limit = match (settings.time_limit, left) {
+        (Some(t), Some(l)) => Some(t.min(l)),
+        (t, l) => t.or(l),
+    };
+    if let Some(t) = limit {
         options.push(("time_limit", t.max(0.0)));
     }
     for (k, v) in options {

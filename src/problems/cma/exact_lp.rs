@@ -49,6 +49,7 @@ pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
     };
     let settings = MipSettings {
         time_limit: deadline.remaining_secs(),
+        deadline: Some(deadline.clone()),
         seed: opts.seed,
         // a pure LP of up to LP_MAX_CELLS columns: no spare copy
         retry_without_presolve: false,
