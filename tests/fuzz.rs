@@ -99,9 +99,13 @@ fn run(args: &[&str], dir: &Path) -> Run {
     }
 }
 
-/// A value the mutator plants: wrong types, extremes, empties.
+/// A value the mutator plants: wrong types, extremes, empties, and sizes a
+/// reader must refuse before allocating (issue 29: 1e11, 2³², 1e20).
 fn odd_value(rng: &mut ChaCha8Rng) -> Value {
-    let choices: [fn(&mut ChaCha8Rng) -> Value; 12] = [
+    let choices: [fn(&mut ChaCha8Rng) -> Value; 15] = [
+        |_| Value::from(100_000_000_000u64),
+        |_| Value::from(4_294_967_296u64),
+        |_| Value::from(1e20),
         |_| Value::Null,
         |_| Value::Bool(true),
         |_| Value::from(-1),

@@ -146,18 +146,30 @@ fn declared_sizes_are_checked_against_the_data_before_allocating() {
             r#"{{"problem":"spd","version":1,"model":"cs","bound":100,"servers":{count},"links":[],"access":[[1]]}}"#
         );
         let p = write(dir.path(), &name, &body);
+        // Above every stated maximum (issue 29): refused as too large
+        // before the data are looked at; else checked against the data.
+        let needles: [&str; 3] = if i == 0 {
+            [&name, "servers", "too large (max"]
+        } else {
+            [&name, "access[0]", &format!("expected {count}")]
+        };
         expect_user_error(
             &["solve", p.to_str().unwrap(), "--engine", "spdcs-h"],
-            &[&name, "access[0]", &format!("expected {count}")],
+            &needles,
         );
         let name = format!("cma-{i}.json");
         let body = format!(
             r#"{{"problem":"cma","version":1,"mirrors":{count},"capacity":[1],"delay":[[1]]}}"#
         );
         let p = write(dir.path(), &name, &body);
+        let needles: [&str; 3] = if i == 0 {
+            [&name, "mirrors", "too large (max"]
+        } else {
+            [&name, "delay[0]", &format!("expected {count}")]
+        };
         expect_user_error(
             &["solve", p.to_str().unwrap(), "--engine", "j-greedy"],
-            &[&name, "delay[0]", &format!("expected {count}")],
+            &needles,
         );
     }
     // Consistent data above the documented limits.

@@ -116,7 +116,7 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
             .map(|p| load(p, dispatch))
             .collect::<Result<_>>()
     })?;
-    std::fs::create_dir_all(&config.out).map_err(|e| Error::io(&config.out, e))?;
+    crate::io::create_out_dir(&config.out)?;
     let jsonl = config.out.join(RESULTS_JSONL);
     let previous = previous_rows(&jsonl, config.resume)?;
     let mut loaded = loaded;
@@ -488,7 +488,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
     if dropped > 0 {
         eprintln!("bench-merge: dropped {dropped} duplicate row(s)");
     }
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    crate::io::create_out_dir(out)?;
     let known = dispatch.known_engines();
     sort_rows(&mut rows, &known);
     let note = format!("Merged from {} result folder(s).", dirs.len());

@@ -25,8 +25,10 @@ pub struct RunArgs {
         default_value = "all"
     )]
     pub engines: Vec<String>,
-    /// Wall-time limit per exact run, seconds (`none` for no limit).
-    #[arg(long, default_value = "60")]
+    /// Wall-time limit of each run (each instance × engine × repetition),
+    /// seconds (`none` or 0: no limit). Ctrl-C ends the whole run; the rows
+    /// finished are kept (`--resume` goes on).
+    #[arg(long, default_value = "60", allow_hyphen_values = true)]
     pub time_limit: String,
     /// Repetitions per (instance, engine); repetition k runs with seed + k.
     #[arg(long, default_value_t = 1)]

@@ -182,10 +182,10 @@ pub fn parse_time_limit(raw: &str) -> Result<Option<f64>> {
     if raw.eq_ignore_ascii_case("none") {
         return Ok(None);
     }
-    let bad = || {
-        Error::Usage(format!(
-            "--time-limit {raw}: expected seconds > 0 (or 'none')"
-        ))
+    let bad = || Error::BadFlag {
+        flag: "--time-limit".into(),
+        value: raw.into(),
+        expected: "seconds > 0, or 0 or 'none' for no limit".into(),
     };
     let t: f64 = raw.parse().map_err(|_| bad())?;
     if t == 0.0 {

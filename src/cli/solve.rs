@@ -100,7 +100,7 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
         ));
     }
     if let Some(out) = &args.out {
-        std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+        crate::io::create_out_dir(out)?;
     }
     // Progress goes to stderr, one line per file, even when piped: a long
     // batch is never silent.

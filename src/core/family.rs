@@ -128,6 +128,13 @@ pub trait ProblemInstance: Send + Sync {
     /// read as the family's solution and scored by the family's evaluator.
     fn run_foreign(&self, engine: &dyn ForeignEngine, opts: &SolveOptions) -> SolveRecord;
 
+    /// The problems its runs may report (its own, and the relaxations or
+    /// restrictions some engines report, e.g. ranges' `ranges-any`):
+    /// `eval` accepts solution files written for any of them.
+    fn reported_problems(&self) -> Vec<&'static str> {
+        vec![self.problem()]
+    }
+
     /// Evaluates a solution file (a `solve --out` file or a bare solution).
     fn eval_file(&self, solution: &Path) -> Result<EvalReport>;
 

@@ -3,6 +3,7 @@
 //! the one cross-check of claims, and plain-text tables.
 
 pub mod check;
+pub mod claims;
 pub mod deadline;
 pub mod engine;
 pub mod family;

@@ -14,6 +14,46 @@ pub fn relabel(e: Error, file: &str) -> Error {
     }
 }
 
+/// The largest count any size field may declare (servers, mirrors, nodes,
+/// …): each family checks its own, tighter limit against the data, and
+/// this one keeps a declared size from reaching an allocation first.
+pub const MAX_COUNT: u64 = 100_000_000;
+
+/// A number as people read it: plain when short, else `1e20`, `1e308`.
+pub fn short_number(x: &serde_json::Number) -> String {
+    match x.as_f64() {
+        Some(f) if f.abs() >= 1e9 && x.as_u64().is_none_or(|u| u > 999_999_999_999) => {
+            format!("{f:e}")
+        }
+        _ => x.to_string(),
+    }
+}
+
+/// Checks a declared count: a whole number from 1 to `max` (errors say
+/// which of the three it is not).
+pub fn check_count(x: &serde_json::Number, max: u64, file: &str, field: &str) -> Result<u64> {
+    let shown = short_number(x);
+    match (x.as_u64(), x.as_f64()) {
+        (Some(n), _) if (1..=max).contains(&n) => Ok(n),
+        (Some(0), _) => Err(Error::input(file, field, "0: at least 1 is needed")),
+        (Some(_), _) => Err(Error::input(
+            file,
+            field,
+            format!("{shown} is too large (max {max})"),
+        )),
+        (None, Some(f)) if f.is_finite() && f >= 1.0 && f.fract() == 0.0 => Err(Error::input(
+            file,
+            field,
+            format!("{shown} is too large (max {max})"),
+        )),
+        _ => Err(Error::input(
+            file,
+            field,
+            format!("{shown} is not a whole number >= 1"),
+        )),
+    }
+}
+
 /// Reads a field that is either a count `>= 1` or a non-empty array of names
 /// (`servers`, `mirrors`); `what` is the singular noun for messages.
 pub fn read_count_or_names(
@@ -25,14 +65,13 @@ pub fn read_count_or_names(
     match v {
         // Only a count: callers check it against the data (rows of that
         // many values) before allocating anything of that size.
-        Value::Number(x) => match x.as_u64().and_then(|n| usize::try_from(n).ok()) {
-            Some(n) if n >= 1 => Ok((n, None)),
-            _ => Err(Error::input(
-                file,
-                field,
-                format!("{x} is not a {what} count >= 1"),
-            )),
-        },
+        Value::Number(x) => {
+            let n = check_count(x, MAX_COUNT, file, field)?;
+            let n = usize::try_from(n).map_err(|_| {
+                Error::input(file, field, format!("{n} {what}s do not fit this machine"))
+            })?;
+            Ok((n, None))
+        }
         Value::Array(names) if !names.is_empty() => {
             let names = names
                 .iter()

@@ -37,7 +37,24 @@ pub fn read_text(path: &Path) -> Result<String> {
     file.take(MAX_INPUT_BYTES + 1)
         .read_to_string(&mut text)
         .map_err(|e| Error::io(path, e))?;
+    // A UTF-8 byte-order mark (as some editors write) is accepted, as the
+    // CSV reader accepts it.
+    if let Some(rest) = text.strip_prefix('\u{feff}') {
+        text = rest.to_string();
+    }
     Ok(text)
+}
+
+/// Creates the output folder `out` (and its parents); an existing file there
+/// is a clear usage error, not "File exists".
+pub fn create_out_dir(out: &Path) -> Result<()> {
+    if out.exists() && !out.is_dir() {
+        return Err(Error::Usage(format!(
+            "--out {}: is a file, not a folder",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))
 }
 
 /// Expands files and folders into the instance files under them: `*.json`
@@ -59,6 +76,9 @@ pub fn collect_instance_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Walks `dir`: symlinked folders inside it are not followed (a link back
+/// up would loop; fuzz3 D11) and are named on stderr; a folder named on the
+/// command line is walked even when it is a link.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::io(dir, e))?
@@ -66,7 +86,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         .collect();
     entries.sort();
     for p in entries {
-        if p.is_dir() {
+        let linked = std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
+        if p.is_dir() && linked {
+            eprintln!(
+                "serverpick: {}: skipped: a symlinked folder (not followed; name it to use it)",
+                p.display()
+            );
+        } else if p.is_dir() {
             walk(&p, out)?;
         } else if is_instance_name(&p) {
             out.push(p);

@@ -174,7 +174,7 @@ pub fn check_latency(v: f64, field: &str, file: &str) -> Result<f64> {
             file,
             field,
             format!(
-                "{v} ms is above the delay limit of {MAX_LATENCY_MS:e} ms (about 11.6 days): such values lose precision in the engines' sums"
+                "{v:e} ms is above the delay limit of {MAX_LATENCY_MS:e} ms (about 11.6 days): such values lose precision in the engines' sums"
             ),
         ))
     } else {

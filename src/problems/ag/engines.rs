@@ -41,6 +41,10 @@ pub struct ExactPd;
 /// `classic`: Bezerra et al.'s player balancing.
 pub struct Classic;
 
+/// The problems AG runs report: whole AGs within target (`ag`), whole AGs
+/// over target (`ag-over`), `exact-players`' and `classic`'s relaxations.
+pub const REPORTED: [&str; 4] = ["ag", "ag-over", "ag-players", "ag-split"];
+
 /// THE list of AG engines, in table order: a new engine is one line here.
 pub static ENGINES: &Engines<'static, AgInstance> = &[
     &Exact,

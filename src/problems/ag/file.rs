@@ -135,6 +135,8 @@ pub fn parse_ag_in(
         return Err(Error::input(file, "version", msg));
     }
     let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
+    // The map's regions are the servers: checked before anything of size n.
+    check_map(&raw.map, n, file)?;
     let max_load = read_max_load(&raw.max_load, n, file)?;
     let margin = raw.margin.unwrap_or(0.1);
     if !(0.0..1.0).contains(&margin) {
@@ -144,7 +146,6 @@ pub fn parse_ag_in(
             format!("{margin} is not in [0, 1)"),
         ));
     }
-    check_map(&raw.map, n, file)?;
     let p = &raw.players;
     let np = p.x.len();
     check_players(p, file)?;

@@ -127,6 +127,10 @@ impl ProblemInstance for Instance {
         engine::run_foreign(foreign, self, &self.0, opts)
     }
 
+    fn reported_problems(&self) -> Vec<&'static str> {
+        engines::REPORTED.to_vec()
+    }
+
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
         let inst = &self.0;
         let sol = file::read_ag_solution(solution)?;
@@ -217,19 +221,25 @@ fn render_table(rows: &[SolveRow]) -> String {
     let mut t = Table::new(&header, &right);
     for row in rows {
         let r = &row.record;
-        let m: Option<AgMetrics> = serde_json::from_value(Value::Object(r.metrics.clone())).ok();
-        let m = m.as_ref();
-        let int = |f: fn(&AgMetrics) -> u64| m.map_or("-".to_string(), |m| f(m).to_string());
+        // Each cell from its own metric: one missing (NaN, shown as null)
+        // value does not blank the others.
+        let int = |k: &str| {
+            r.metrics
+                .get(k)
+                .and_then(Value::as_u64)
+                .map_or("-".to_string(), |v| v.to_string())
+        };
+        let overhead = r.metrics.get("overhead_total").and_then(Value::as_f64);
         t.push(vec![
             r.instance.clone(),
             r.engine.clone(),
             r.status.to_string(),
-            int(|m| m.players_p2p),
-            int(|m| m.players_moved),
-            int(|m| m.max_load),
-            int(|m| m.overloaded_after as u64),
-            int(|m| m.excess),
-            m.map_or("-".into(), |m| format!("{:.0}", m.overhead_total)),
+            int("players_p2p"),
+            int("players_moved"),
+            int("max_load"),
+            int("overloaded_after"),
+            int("excess"),
+            overhead.map_or("-".into(), |o| format!("{o:.0}")),
             format!("{:.1}", r.time_ms),
             short(r.message.as_deref().unwrap_or_default(), 60),
         ]);

@@ -66,6 +66,14 @@ pub fn read_ranges(path: &Path) -> Result<RangesInstance> {
     parse_ranges(&text, &file, &stem)
 }
 
+/// The most DHT nodes an instance may declare (engines keep a few vectors of
+/// one entry per node).
+pub const MAX_NODES: usize = 10_000_000;
+
+/// The most the rates (publications plus each subscription once per
+/// interval) may add up to: sums of loads stay finite.
+pub const MAX_TOTAL_RATE: f64 = 1e300;
+
 /// Parses a ranges instance from JSON text (`file` names it in errors,
 /// `default_name` is used when the file has no `name`).
 pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<RangesInstance> {
@@ -81,6 +89,10 @@ pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<Ranges
     }
     if raw.nodes == 0 {
         return Err(Error::input(file, "nodes", "at least one node is needed"));
+    }
+    if raw.nodes > MAX_NODES {
+        let msg = format!("{} is too large (max {MAX_NODES})", raw.nodes);
+        return Err(Error::input(file, "nodes", msg));
     }
     let k = raw.cells;
     if k == 0 {
@@ -105,6 +117,23 @@ pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<Ranges
         .enumerate()
         .map(|(i, v)| subscription(v, k, file, i))
         .collect::<Result<Vec<_>>>()?;
+    // Every load the engines sum (a node's, a prefix's, a bound's) is at
+    // most this total: kept far from overflowing to infinity.
+    let total: f64 = publish.iter().sum::<f64>()
+        + subscriptions
+            .iter()
+            .map(|s| s.rate * s.ranges.len() as f64)
+            .sum::<f64>();
+    if total.is_nan() || total > MAX_TOTAL_RATE {
+        return Err(Error::input(
+            file,
+            "subscriptions",
+            format!(
+                "the rates add up to {total:e}, beyond the largest number the engines sum \
+                 safely ({MAX_TOTAL_RATE:e})"
+            ),
+        ));
+    }
     let map = match &raw.map {
         Some(v) => Some(map_spec(v, k, file)?),
         None => None,

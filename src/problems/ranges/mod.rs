@@ -159,6 +159,10 @@ impl ProblemInstance for Instance {
         engine::run_foreign(foreign, self, &self.run(), opts)
     }
 
+    fn reported_problems(&self) -> Vec<&'static str> {
+        vec!["ranges", engines::ANY_OWNERSHIP, engines::WITHIN_BUDGET]
+    }
+
     fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
         let inst = &self.0;
         let sol = file::read_ranges_solution(solution)?;

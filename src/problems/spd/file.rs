@@ -280,8 +280,8 @@ fn check_server_matrix(m: &Matrix, n: usize, file: &str) -> Result<()> {
                     file,
                     format!("server_latency[{i}][{j}]"),
                     format!(
-                        "{:?} differs from server_latency[{j}][{i}] = {:?}: the server network is undirected (symmetrise the matrix)",
-                        m[i][j], m[j][i]
+                        "{} differs from server_latency[{j}][{i}] = {}: the server network is undirected (symmetrise the matrix)",
+                        link(m[i][j]), link(m[j][i])
                     ),
                 ));
             }
@@ -447,4 +447,9 @@ pub fn format_rows(value: &Value) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// A link's latency as people read it (`null` = no link).
+fn link(x: Option<f64>) -> String {
+    x.map_or_else(|| "null (no link)".into(), |v| format!("{v}"))
 }

@@ -127,9 +127,11 @@ pub fn evaluate_spdvr(
     let mut violations = Vec::new();
     if after.metrics.is_some() {
         if inst.model == CommModel::Cs && result.root != start.root {
+            let root = |r: Option<usize>| r.map_or_else(|| "none".into(), |r| r.to_string());
             violations.push(format!(
-                "root {:?} differs from the start's root {:?}",
-                result.root, start.root
+                "root {} differs from the start's root {}",
+                root(result.root),
+                root(start.root)
             ));
         }
         let allowed = allowed_hosts(inst, start);

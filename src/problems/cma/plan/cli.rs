@@ -1,13 +1,18 @@
 //! `serverpick plan cma FILE [--mirrors K | --max-avg-delay D] --out DIR`.
 
-use super::curve::{plan, PlanOptions};
+use super::curve::{plan_with, PlanOptions};
 use super::exact::ExactSettings;
+use super::exact::PointResult;
 use super::output::{render_table, write_plan};
+use super::points::{read_points, PointsLog, POINTS_JSONL};
+use super::Planner;
 use crate::cli::parse_time_limit;
 use crate::cli::usage;
 use crate::cli::{CliHook, HookPlace};
 use crate::core::registry::read_instance;
+use crate::core::{interrupt, Status};
 use crate::error::{Error, Result};
+use crate::problems::cma::model::CmaInstance;
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 
@@ -32,13 +37,19 @@ pub struct PlanCmaArgs {
     #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub gap: f64,
     /// Wall-time limit of the whole run in seconds (0 or none = no limit);
-    /// points not proven by then are reported as time_limit with their bound.
-    #[arg(long, default_value = "none")]
+    /// the point running at the deadline reports its best set and bound, the
+    /// points after it are reported unsolved (time_limit) at once.
+    #[arg(long, default_value = "none", allow_hyphen_values = true)]
     pub time_limit: String,
     /// Output folder: plan.json, curve.csv, curve.jsonl, curve.svg,
-    /// solution.json, solutions/k<K>.json.
+    /// solution.json, solutions/k<K>.json, and points.jsonl (each point as
+    /// it is settled: Ctrl-C keeps them).
     #[arg(long)]
     pub out: PathBuf,
+    /// Continue a run that was stopped (Ctrl-C, a time limit): the points
+    /// in OUT/points.jsonl are kept, not solved again.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// Runs `plan cma`; exit code 1 when `--max-avg-delay` is met by no `K`.
@@ -64,8 +75,23 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
         time_limit: parse_time_limit(&a.time_limit)?,
         progress: inst.clients() * inst.mirrors() >= 100_000,
     };
-    let p = plan(inst, &opts)?;
+    interrupt::install();
+    crate::io::create_out_dir(&a.out)?;
+    let done = resumed(a, inst)?;
+    let mut log = PointsLog::open(&a.out, &inst.name, &a.engine)?;
+    let p = plan_with(inst, &opts, &done, &mut |p| log.append(p))?;
     write_plan(&a.out, inst, &p)?;
+    if interrupt::interrupted() {
+        eprintln!(
+            "plan cma: interrupted: {} points settled, kept in {} (--resume goes on)",
+            p.points
+                .iter()
+                .filter(|p| p.status != Status::TimeLimit || p.best.is_some())
+                .count(),
+            a.out.display()
+        );
+        return Ok(interrupt::EXIT_INTERRUPTED);
+    }
     crate::cli::out::print(&render_table(inst, &p))?;
     eprintln!(
         "plan cma: {} points in {:.2} s ({} transportation problems) → {}",
@@ -87,6 +113,26 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
         }
         _ => Ok(0),
     }
+}
+
+/// The points a previous run left in `--out` (with `--resume`); without
+/// it, a folder that holds points is refused.
+fn resumed(a: &PlanCmaArgs, inst: &CmaInstance) -> Result<Vec<PointResult>> {
+    let path = a.out.join(POINTS_JSONL);
+    let has_points = std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
+    if !a.resume {
+        if has_points {
+            return Err(Error::ResultsExist {
+                path,
+                hint:
+                    "holds a plan's points: pass --resume to continue it, or choose another --out"
+                        .into(),
+            });
+        }
+        return Ok(Vec::new());
+    }
+    let mut planner = Planner::new(inst);
+    read_points(&a.out, &mut planner, &a.engine)
 }
 
 /// The `plan cma` hook.

@@ -7,7 +7,7 @@ use super::lagrange::Lagrangian;
 use super::milp::solve_milp;
 use super::swap::{swap, swap_from};
 use super::{Planner, PLAN_ENGINES};
-use crate::core::Status;
+use crate::core::{interrupt, Status};
 use crate::error::{Error, Result};
 use crate::problems::cma::model::CmaInstance;
 use std::time::{Duration, Instant};
@@ -107,6 +107,18 @@ pub fn check_options(inst: &CmaInstance, o: &PlanOptions) -> Result<()> {
 
 /// Runs the plan.
 pub fn plan(inst: &CmaInstance, o: &PlanOptions) -> Result<Plan> {
+    plan_with(inst, o, &[], &mut |_| Ok(()))
+}
+
+/// Runs the plan, taking the points in `done` as settled (a resumed run:
+/// re-proves none of them) and handing each new point to `settled` as soon
+/// as it is (`plan cma` appends it to `points.jsonl`).
+pub fn plan_with(
+    inst: &CmaInstance,
+    o: &PlanOptions,
+    done: &[PointResult],
+    settled: &mut dyn FnMut(&PointResult) -> Result<()>,
+) -> Result<Plan> {
     check_options(inst, o)?;
     let start = Instant::now();
     let mut planner = Planner::new(inst);
@@ -128,26 +140,37 @@ pub fn plan(inst: &CmaInstance, o: &PlanOptions) -> Result<Plan> {
     let mut points: Vec<PointResult> = Vec::new();
     let mut chosen = None;
     for k in ks {
-        let prev = points
-            .last()
-            .and_then(|p| p.best.as_ref())
-            .map(|b| b.open.clone());
-        let mut ctx = PointCtx {
-            planner: &mut planner,
-            lag: &mut lag,
-            lambda: &mut lambda,
-            exact,
+        let p = if let Some(p) = done.iter().find(|p| p.k == k) {
+            p.clone()
+        } else if exact.deadline.is_some_and(|d| Instant::now() >= d) || interrupt::interrupted() {
+            // Past the run's deadline (or Ctrl-C): the points left are
+            // reported at once, unsolved, instead of each costing a search.
+            unreached(k)
+        } else {
+            let prev = points
+                .last()
+                .and_then(|p| p.best.as_ref())
+                .map(|b| b.open.clone());
+            let mut ctx = PointCtx {
+                planner: &mut planner,
+                lag: &mut lag,
+                lambda: &mut lambda,
+                exact,
+            };
+            let p = point(&mut ctx, &o.engine, k, prev)?;
+            if o.progress {
+                eprintln!("{}", progress_line(&p, inst.clients(), start));
+            }
+            settled(&p)?;
+            p
         };
-        let p = point(&mut ctx, &o.engine, k, prev)?;
-        if o.progress {
-            eprintln!("{}", progress_line(&p, inst.clients(), start));
-        }
-        let meets = |p: &PointResult, d: f64| {
+        let tol = planner.tolerance();
+        let meets = |d: f64| {
             p.best
                 .as_ref()
-                .is_some_and(|b| b.delay / inst.clients() as f64 <= d + planner.tolerance())
+                .is_some_and(|b| b.delay / inst.clients() as f64 <= d + tol)
         };
-        let stop = o.max_avg_delay.is_some_and(|d| meets(&p, d));
+        let stop = o.max_avg_delay.is_some_and(meets);
         points.push(p);
         if stop {
             chosen = Some(k);
@@ -165,6 +188,18 @@ pub fn plan(inst: &CmaInstance, o: &PlanOptions) -> Result<Plan> {
         evaluations: planner.evaluations,
         time_ms: start.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// A point the run's time limit (or an interrupt) left unsolved.
+pub fn unreached(k: usize) -> PointResult {
+    PointResult {
+        k,
+        status: Status::TimeLimit,
+        best: None,
+        bound: None,
+        nodes: 0,
+        time_ms: 0.0,
+    }
 }
 
 /// The `K` with the least objective (lowest `K` on ties).

@@ -190,7 +190,9 @@ fn run_tree(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, lambda: &[f64]) ->
     while let Some(node) = stack.pop() {
         // The root is always bounded, so a point past the deadline still
         // reports a proven bound.
-        if s.nodes > 0 && s.settings.deadline.is_some_and(|d| Instant::now() >= d) {
+        let stopped = s.settings.deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::core::interrupt::interrupted();
+        if s.nodes > 0 && stopped {
             s.lower = s.lower.min(node.bound);
             stack.iter().for_each(|n| s.lower = s.lower.min(n.bound));
             return Ok(true);

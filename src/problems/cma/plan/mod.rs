@@ -26,6 +26,7 @@ pub mod greedy;
 pub mod lagrange;
 pub mod milp;
 pub mod output;
+pub mod points;
 pub mod swap;
 
 use crate::error::Result;

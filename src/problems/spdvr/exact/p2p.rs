@@ -191,6 +191,10 @@ pub(crate) fn solve_p2p(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> S
             k.dmax = k.dmax.max(inst.network.dist(s, t));
         }
     }
+    // μ serves as a big-M: no pair delay exceeds 2·amax + dmax, so a larger
+    // μ (up to 1e308 in a file) is clamped to what the data need (fuzz3 D7:
+    // HiGHS refused a model with μ = 1e15).
+    k.mu = k.mu.min(2.0 * k.amax + k.dmax);
     let u = model.add(variable().min(0.0).max(k.mu));
     let l = model.add(variable().min(0.0).max(k.mu));
     rows.push(constraint!(l.var <= u.var));

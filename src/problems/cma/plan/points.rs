@@ -1,0 +1,155 @@
+//! `points.jsonl`: each settled point of a `plan cma` run, appended and
+//! flushed as soon as it is settled (so Ctrl-C keeps it), and read back by
+//! `plan cma --resume`, which re-proves none of them (issue 29, fuzz3 D6).
+//!
+//! One line per point: the instance, the engine, `K`, its status, the open
+//! set, the proven bound, nodes and time. The assignment is not stored: a
+//! resumed point's set is evaluated again (one transportation problem),
+//! which proves nothing anew.
+
+use super::exact::PointResult;
+use super::Planner;
+use crate::core::Status;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The file's name in the output folder.
+pub const POINTS_JSONL: &str = "points.jsonl";
+
+/// One line of `points.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PointLine {
+    /// The instance's name.
+    pub instance: String,
+    /// The plan engine.
+    pub engine: String,
+    /// Mirrors opened.
+    pub k: usize,
+    /// The point's status.
+    pub status: Status,
+    /// The best set, when one was found.
+    pub open: Option<Vec<usize>>,
+    /// Its objective.
+    pub objective: Option<f64>,
+    /// The proven bound.
+    pub bound: Option<f64>,
+    /// Search nodes.
+    pub nodes: usize,
+    /// Wall time, ms.
+    pub time_ms: f64,
+}
+
+/// Appends settled points to `points.jsonl`.
+pub struct PointsLog {
+    path: PathBuf,
+    file: std::fs::File,
+    instance: String,
+    engine: String,
+}
+
+impl PointsLog {
+    /// Opens `dir/points.jsonl` for appending (created when missing).
+    pub fn open(dir: &Path, instance: &str, engine: &str) -> Result<Self> {
+        let path = dir.join(POINTS_JSONL);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(PointsLog {
+            path,
+            file,
+            instance: instance.into(),
+            engine: engine.into(),
+        })
+    }
+
+    /// Writes one point and flushes it to disk.
+    pub fn append(&mut self, p: &PointResult) -> Result<()> {
+        let line = PointLine {
+            instance: self.instance.clone(),
+            engine: self.engine.clone(),
+            k: p.k,
+            status: p.status,
+            open: p.best.as_ref().map(|b| b.open.clone()),
+            objective: p.best.as_ref().map(|b| b.objective),
+            bound: p.bound,
+            nodes: p.nodes,
+            time_ms: p.time_ms,
+        };
+        let text = serde_json::to_string(&line).map_err(|e| Error::Internal(e.to_string()))?;
+        writeln!(self.file, "{text}")
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// The points a previous run of the same instance and engine settled (a
+/// point its time limit or Ctrl-C stopped is solved again);
+/// errors when the folder holds another run's points. A partial last line
+/// (the run was killed while writing it) is dropped.
+pub fn read_points(
+    dir: &Path,
+    planner: &mut Planner<'_>,
+    engine: &str,
+) -> Result<Vec<PointResult>> {
+    let path = dir.join(POINTS_JSONL);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let file = path.display().to_string();
+    let mut out = Vec::new();
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let Ok(line) = serde_json::from_str::<PointLine>(l) else {
+            if i + 1 == text.lines().count() {
+                break; // the partial last line of a killed run
+            }
+            return Err(Error::input(
+                &file,
+                format!("line {}", i + 1),
+                "not a plan point",
+            ));
+        };
+        if line.instance != planner.inst.name || line.engine != engine {
+            return Err(Error::Usage(format!(
+                "{file}: holds the points of instance '{}' with engine '{}', not '{}' with '{engine}': \
+                 choose another --out",
+                line.instance, line.engine, planner.inst.name
+            )));
+        }
+        if line.status == Status::TimeLimit {
+            continue; // stopped, not settled: solved again
+        }
+        out.push(point_of(&line, planner, &file)?);
+    }
+    Ok(out)
+}
+
+fn point_of(line: &PointLine, planner: &mut Planner<'_>, file: &str) -> Result<PointResult> {
+    let best = match &line.open {
+        Some(open) => {
+            if open.iter().any(|&j| j >= planner.mirrors()) {
+                let msg = format!("k = {}: a mirror of {open:?} is not a candidate", line.k);
+                return Err(Error::input(file, "open", msg));
+            }
+            planner.evaluate(open)?
+        }
+        None => None,
+    };
+    Ok(PointResult {
+        k: line.k,
+        status: line.status,
+        best,
+        bound: line.bound,
+        nodes: line.nodes,
+        time_ms: line.time_ms,
+    })
+}
