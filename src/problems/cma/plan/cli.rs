@@ -86,7 +86,7 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
             "plan cma: interrupted: {} points settled, kept in {} (--resume goes on)",
             p.points
                 .iter()
-                .filter(|p| p.status != Status::TimeLimit || p.best.is_some())
+                .filter(|p| p.status != Status::TimeLimit)
                 .count(),
             a.out.display()
         );
