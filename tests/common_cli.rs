@@ -15,3 +15,12 @@ pub fn serverpick(args: &[&str]) -> Output {
 pub fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).into_owned()
 }
+
+/// A file of the fuzz3 reproducers copied into `tests/data/fuzz3/`.
+pub fn fuzz3(rel: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/fuzz3")
+        .join(rel)
+        .display()
+        .to_string()
+}

@@ -8,11 +8,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/fuzz3")
-        .join(rel)
-        .display()
-        .to_string()
+    common_cli::fuzz3(rel)
 }
 
 fn instance(name: &str) -> String {

@@ -10,11 +10,7 @@ use common_cli::{serverpick, text};
 use std::path::Path;
 
 fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/fuzz3")
-        .join(rel)
-        .display()
-        .to_string()
+    common_cli::fuzz3(rel)
 }
 
 fn refused(args: &[&str], needles: &[&str]) {

@@ -80,6 +80,19 @@ impl SolveArgs {
     }
 }
 
+/// The instance files under the paths (at least one), with `--out` made.
+fn input_files(args: &SolveArgs) -> Result<Vec<PathBuf>> {
+    let files = collect_instance_files(&args.paths)?;
+    if files.is_empty() {
+        let msg = "no instance files (*.json) under the given paths";
+        return Err(Error::Usage(msg.into()));
+    }
+    if let Some(out) = &args.out {
+        crate::io::create_out_dir(out)?;
+    }
+    Ok(files)
+}
+
 /// What `solve` did, for the exit code.
 #[derive(Debug, Default)]
 struct Tally {
@@ -93,15 +106,7 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     interrupt::install();
     let opts = args.options(m)?;
     let wanted = args.engine_names()?;
-    let files = collect_instance_files(&args.paths)?;
-    if files.is_empty() {
-        return Err(Error::Usage(
-            "no instance files (*.json) under the given paths".into(),
-        ));
-    }
-    if let Some(out) = &args.out {
-        crate::io::create_out_dir(out)?;
-    }
+    let files = input_files(args)?;
     // Progress goes to stderr, one line per file, even when piped: a long
     // batch is never silent.
     let progress = files.len() > 1;
@@ -110,9 +115,9 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     let mut names: OutputNames = OutputNames::default();
     for (i, file) in files.iter().enumerate() {
         if interrupt::interrupted() {
+            let left = files.len() - i;
             eprintln!(
-                "serverpick: interrupted: {} of {} files not started",
-                files.len() - i,
+                "serverpick: interrupted: {left} of {} files not started",
                 files.len()
             );
             break;

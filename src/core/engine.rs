@@ -262,32 +262,13 @@ impl<P: Problem + ?Sized> Engine<P> for Adapter<'_> {
     }
 
     fn solve(&self, _inst: &P, ctx: &Ctx) -> Outcome<P::Solution> {
-        let Outcome {
-            status,
-            solution,
-            bound,
-            message,
-            reason,
-            stop,
-            solver_status,
-        } = self.foreign.solve(self.dynamic, ctx);
-        let solution = match solution.map(serde_json::from_value::<P::Solution>) {
-            None => None,
-            Some(Ok(sol)) => Some(sol),
-            Some(Err(e)) => {
+        self.foreign
+            .solve(self.dynamic, ctx)
+            .try_map(serde_json::from_value::<P::Solution>)
+            .unwrap_or_else(|e| {
                 let what = self.dynamic.problem();
                 let msg = format!("the solution is not a {what} solution: {e}");
-                return Outcome::failed(FailureReason::Rejected, msg);
-            }
-        };
-        Outcome {
-            status,
-            solution,
-            bound,
-            message,
-            reason,
-            stop,
-            solver_status,
-        }
+                Outcome::failed(FailureReason::Rejected, msg)
+            })
     }
 }

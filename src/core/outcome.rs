@@ -100,6 +100,20 @@ impl<S> Outcome<S> {
         self
     }
 
+    /// Maps the solution with a fallible `f`: its error, if any.
+    pub fn try_map<T, E>(self, f: impl FnOnce(S) -> Result<T, E>) -> Result<Outcome<T>, E> {
+        let solution = self.solution.map(f).transpose()?;
+        Ok(Outcome {
+            status: self.status,
+            solution,
+            bound: self.bound,
+            message: self.message,
+            reason: self.reason,
+            stop: self.stop,
+            solver_status: self.solver_status,
+        })
+    }
+
     /// Maps the solution.
     pub fn map<T>(self, f: impl FnOnce(S) -> T) -> Outcome<T> {
         Outcome {

@@ -275,28 +275,27 @@ fn read_csv(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -> Re
     let mut rows = Vec::new();
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| Error::input(&shown, format!("row {i}"), e.to_string()))?;
-        let mut row = Vec::with_capacity(rec.len());
-        for (j, cell) in rec.iter().enumerate() {
-            if cell.is_empty() {
-                row.push(None);
-                continue;
-            }
-            let v: f64 = cell.parse().map_err(|_| {
-                Error::input(
-                    &shown,
-                    format!("row {i} column {j}"),
-                    format!("'{cell}' is not a number"),
-                )
-            })?;
-            row.push(Some(check_latency(
-                v,
-                &format!("row {i} column {j}"),
-                &shown,
-            )?));
-        }
+        let row = rec
+            .iter()
+            .enumerate()
+            .map(|(j, cell)| csv_cell(cell, i, j, &shown))
+            .collect::<Result<Vec<_>>>()?;
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// One CSV cell: empty = no value, else a latency (errors name the row and
+/// column of `shown`).
+fn csv_cell(cell: &str, i: usize, j: usize, shown: &str) -> Result<Option<f64>> {
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    let at = format!("row {i} column {j}");
+    let v: f64 = cell
+        .parse()
+        .map_err(|_| Error::input(shown, &at, format!("'{cell}' is not a number")))?;
+    check_latency(v, &at, shown).map(Some)
 }
 
 /// Writes `rows` as a headerless CSV (empty cell = null).

@@ -193,16 +193,14 @@ struct Staged {
 }
 
 fn run_stages(g: &Agg, ctx: &Ctx) -> Result<Staged, Outcome<AgSolution>> {
-    let mut out: Option<Staged> = None;
-    let mut optima: Vec<f64> = Vec::new();
-    let mut bounds: Vec<f64> = Vec::new();
+    let (mut out, mut optima, mut bounds) = (None::<Staged>, Vec::new(), Vec::new());
+    let settings = || MipSettings {
+        seed: ctx.opts.seed,
+        ..MipSettings::within(&ctx.deadline, 0.999)
+    };
     for stage in 1..=3 {
-        let settings = MipSettings {
-            seed: ctx.opts.seed,
-            ..MipSettings::within(&ctx.deadline, 0.999)
-        };
         let (b, cols, obj, cons) = build(g, stage, &optima);
-        let res: MipResult = minimise(b, obj, cons, None, &settings);
+        let res: MipResult = minimise(b, obj, cons, None, &settings());
         let floor = if stage == 2 { -cols.offset } else { 0.0 };
         let bound = res.bound.map_or(floor, |v| (v - 1e-6).ceil().max(floor));
         match (res.status, res.values, res.objective) {

@@ -126,25 +126,15 @@ pub fn parse_ag_in(
     let mut value = parse_value(text, file)?;
     inline_csv_columns(&mut value, file, base_dir)?;
     let raw: AgFile = from_value(value, file, "")?;
-    if raw.problem != "ag" {
-        let msg = format!("'{}' is not \"ag\"", raw.problem);
-        return Err(Error::input(file, "problem", msg));
-    }
-    if raw.version != 1 {
-        let msg = format!("version {} is not supported (1 is)", raw.version);
-        return Err(Error::input(file, "version", msg));
-    }
+    check_header(&raw, file)?;
     let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
     // The map's regions are the servers: checked before anything of size n.
     check_map(&raw.map, n, file)?;
     let max_load = read_max_load(&raw.max_load, n, file)?;
     let margin = raw.margin.unwrap_or(0.1);
     if !(0.0..1.0).contains(&margin) {
-        return Err(Error::input(
-            file,
-            "margin",
-            format!("{margin} is not in [0, 1)"),
-        ));
+        let msg = format!("{margin} is not in [0, 1)");
+        return Err(Error::input(file, "margin", msg));
     }
     let p = &raw.players;
     let np = p.x.len();
@@ -178,6 +168,19 @@ pub fn parse_ag_in(
         members,
         source: raw.source,
     })
+}
+
+/// `problem` and `version`.
+fn check_header(raw: &AgFile, file: &str) -> Result<()> {
+    if raw.problem != "ag" {
+        let msg = format!("'{}' is not \"ag\"", raw.problem);
+        return Err(Error::input(file, "problem", msg));
+    }
+    if raw.version != 1 {
+        let msg = format!("version {} is not supported (1 is)", raw.version);
+        return Err(Error::input(file, "version", msg));
+    }
+    Ok(())
 }
 
 fn check_overhead(o: &Overhead, file: &str) -> Result<()> {

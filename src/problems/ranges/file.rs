@@ -74,11 +74,8 @@ pub const MAX_NODES: usize = 10_000_000;
 /// interval) may add up to: sums of loads stay finite.
 pub const MAX_TOTAL_RATE: f64 = 1e300;
 
-/// Parses a ranges instance from JSON text (`file` names it in errors,
-/// `default_name` is used when the file has no `name`).
-pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<RangesInstance> {
-    let raw: RangesFile =
-        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+/// `problem`, `version` and `nodes` (1 to [`MAX_NODES`]).
+fn check_header(raw: &RangesFile, file: &str) -> Result<()> {
     if raw.problem != "ranges" {
         let msg = format!("'{}' is not \"ranges\"", raw.problem);
         return Err(Error::input(file, "problem", msg));
@@ -94,6 +91,15 @@ pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<Ranges
         let msg = format!("{} is too large (max {MAX_NODES})", raw.nodes);
         return Err(Error::input(file, "nodes", msg));
     }
+    Ok(())
+}
+
+/// Parses a ranges instance from JSON text (`file` names it in errors,
+/// `default_name` is used when the file has no `name`).
+pub fn parse_ranges(text: &str, file: &str, default_name: &str) -> Result<RangesInstance> {
+    let raw: RangesFile =
+        serde_json::from_str(text).map_err(|e| Error::input(file, "", e.to_string()))?;
+    check_header(&raw, file)?;
     let k = raw.cells;
     if k == 0 {
         return Err(Error::input(file, "cells", "at least one cell is needed"));

@@ -4,7 +4,7 @@ use super::curve::{plan_with, PlanOptions};
 use super::exact::ExactSettings;
 use super::exact::PointResult;
 use super::output::{render_table, write_plan};
-use super::points::{read_points, PointsLog, POINTS_JSONL};
+use super::points::{read_points, PointsLog};
 use super::Planner;
 use crate::cli::parse_time_limit;
 use crate::cli::usage;
@@ -77,20 +77,13 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
     };
     interrupt::install();
     crate::io::create_out_dir(&a.out)?;
-    let done = resumed(a, inst)?;
-    let mut log = PointsLog::open(&a.out, &inst.name, &a.engine)?;
+    let mode = mode(a);
+    let done = resumed(a, inst, &mode)?;
+    let mut log = PointsLog::open(&a.out, &inst.name, &mode, a.resume)?;
     let p = plan_with(inst, &opts, &done, &mut |p| log.append(p))?;
     write_plan(&a.out, inst, &p)?;
     if interrupt::interrupted() {
-        eprintln!(
-            "plan cma: interrupted: {} points settled, kept in {} (--resume goes on)",
-            p.points
-                .iter()
-                .filter(|p| p.status != Status::TimeLimit)
-                .count(),
-            a.out.display()
-        );
-        return Ok(interrupt::EXIT_INTERRUPTED);
+        return Ok(interrupted(&p, &a.out));
     }
     crate::cli::out::print(&render_table(inst, &p))?;
     eprintln!(
@@ -115,24 +108,36 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
     }
 }
 
-/// The points a previous run left in `--out` (with `--resume`); without
-/// it, a folder that holds points is refused.
-fn resumed(a: &PlanCmaArgs, inst: &CmaInstance) -> Result<Vec<PointResult>> {
-    let path = a.out.join(POINTS_JSONL);
-    let has_points = std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
+/// Says what an interrupted run kept; the exit code (130).
+fn interrupted(p: &super::curve::Plan, out: &std::path::Path) -> i32 {
+    let settled = p.points.iter().filter(|p| p.status != Status::TimeLimit);
+    eprintln!(
+        "plan cma: interrupted: {} points settled, kept in {} (--resume goes on)",
+        settled.count(),
+        out.display()
+    );
+    interrupt::EXIT_INTERRUPTED
+}
+
+/// The points a previous run left in `--out` (with `--resume`; without it
+/// the run starts afresh and replaces them).
+fn resumed(a: &PlanCmaArgs, inst: &CmaInstance, mode: &str) -> Result<Vec<PointResult>> {
     if !a.resume {
-        if has_points {
-            return Err(Error::ResultsExist {
-                path,
-                hint:
-                    "holds a plan's points: pass --resume to continue it, or choose another --out"
-                        .into(),
-            });
-        }
         return Ok(Vec::new());
     }
     let mut planner = Planner::new(inst);
-    read_points(&a.out, &mut planner, &a.engine)
+    read_points(&a.out, &mut planner, mode)
+}
+
+/// What a settled point depends on besides the instance: the engine, the
+/// objective (with opening costs or delay only) and the gap.
+fn mode(a: &PlanCmaArgs) -> String {
+    let objective = if a.max_avg_delay.is_some() {
+        "delay"
+    } else {
+        "delay+open-cost"
+    };
+    format!("{} {objective} gap {}", a.engine, a.gap)
 }
 
 /// The `plan cma` hook.

@@ -121,10 +121,7 @@ pub fn plan_with(
 ) -> Result<Plan> {
     check_options(inst, o)?;
     let start = Instant::now();
-    let mut planner = Planner::new(inst);
-    if o.max_avg_delay.is_some() {
-        planner.cost = vec![0.0; inst.mirrors()];
-    }
+    let mut planner = planner_for(inst, o);
     let with_costs = planner.cost.iter().any(|&c| c > 0.0);
     let mut exact = o.exact;
     exact.deadline = o
@@ -133,44 +130,28 @@ pub fn plan_with(
     let cost = planner.cost.clone();
     let mut lag = Lagrangian::new(inst, &cost);
     let mut lambda = lag.initial_lambda();
-    let ks: Vec<usize> = match o.mirrors {
-        Some(k) => vec![k],
-        None => (1..=inst.mirrors()).collect(),
-    };
+    let ks: Vec<usize> = o
+        .mirrors
+        .map_or_else(|| (1..=inst.mirrors()).collect(), |k| vec![k]);
     let mut points: Vec<PointResult> = Vec::new();
     let mut chosen = None;
     for k in ks {
-        let p = if let Some(p) = done.iter().find(|p| p.k == k) {
-            p.clone()
-        } else if exact.deadline.is_some_and(|d| Instant::now() >= d) || interrupt::interrupted() {
-            // Past the run's deadline (or Ctrl-C): the points left are
-            // reported at once, unsolved, instead of each costing a search.
-            unreached(k)
-        } else {
-            let prev = points
-                .last()
-                .and_then(|p| p.best.as_ref())
-                .map(|b| b.open.clone());
-            let mut ctx = PointCtx {
-                planner: &mut planner,
-                lag: &mut lag,
-                lambda: &mut lambda,
-                exact,
-            };
-            let p = point(&mut ctx, &o.engine, k, prev)?;
-            if o.progress {
-                eprintln!("{}", progress_line(&p, inst.clients(), start));
-            }
-            settled(&p)?;
-            p
+        let prev = points.last().and_then(|p| p.best.as_ref());
+        let mut ctx = PointCtx {
+            planner: &mut planner,
+            lag: &mut lag,
+            lambda: &mut lambda,
+            exact,
+        };
+        let p = match done.iter().find(|p| p.k == k) {
+            Some(p) => p.clone(),
+            None => next_point(&mut ctx, o, k, prev.map(|b| b.open.clone()), start, settled)?,
         };
         let tol = planner.tolerance();
-        let meets = |d: f64| {
-            p.best
-                .as_ref()
-                .is_some_and(|b| b.delay / inst.clients() as f64 <= d + tol)
-        };
-        let stop = o.max_avg_delay.is_some_and(meets);
+        let avg = |b: &super::SetEval| b.delay / inst.clients() as f64;
+        let stop = o
+            .max_avg_delay
+            .is_some_and(|d| p.best.as_ref().is_some_and(|b| avg(b) <= d + tol));
         points.push(p);
         if stop {
             chosen = Some(k);
@@ -188,6 +169,36 @@ pub fn plan_with(
         evaluations: planner.evaluations,
         time_ms: start.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// The point of `k` in a running plan: solved, or, past the run's deadline
+/// (or after Ctrl-C), reported at once unsolved instead of costing a search.
+fn next_point(
+    ctx: &mut PointCtx<'_, '_>,
+    o: &PlanOptions,
+    k: usize,
+    prev: Option<Vec<usize>>,
+    start: Instant,
+    settled: &mut dyn FnMut(&PointResult) -> Result<()>,
+) -> Result<PointResult> {
+    if ctx.exact.deadline.is_some_and(|d| Instant::now() >= d) || interrupt::interrupted() {
+        return Ok(unreached(k));
+    }
+    let p = point(ctx, &o.engine, k, prev)?;
+    if o.progress {
+        eprintln!("{}", progress_line(&p, ctx.planner.inst.clients(), start));
+    }
+    settled(&p)?;
+    Ok(p)
+}
+
+/// The planner of a run (`--max-avg-delay` ignores opening costs).
+fn planner_for<'a>(inst: &'a CmaInstance, o: &PlanOptions) -> Planner<'a> {
+    let mut planner = Planner::new(inst);
+    if o.max_avg_delay.is_some() {
+        planner.cost = vec![0.0; inst.mirrors()];
+    }
+    planner
 }
 
 /// A point the run's time limit (or an interrupt) left unsolved.

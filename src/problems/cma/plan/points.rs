@@ -23,8 +23,9 @@ pub const POINTS_JSONL: &str = "points.jsonl";
 pub struct PointLine {
     /// The instance's name.
     pub instance: String,
-    /// The plan engine.
-    pub engine: String,
+    /// The run's mode: engine, objective and gap (a point of another mode
+    /// is not reused).
+    pub mode: String,
     /// Mirrors opened.
     pub k: usize,
     /// The point's status.
@@ -46,23 +47,26 @@ pub struct PointsLog {
     path: PathBuf,
     file: std::fs::File,
     instance: String,
-    engine: String,
+    mode: String,
 }
 
 impl PointsLog {
-    /// Opens `dir/points.jsonl` for appending (created when missing).
-    pub fn open(dir: &Path, instance: &str, engine: &str) -> Result<Self> {
+    /// Opens `dir/points.jsonl`: appending to it when `resume`, else
+    /// replacing it.
+    pub fn open(dir: &Path, instance: &str, mode: &str, resume: bool) -> Result<Self> {
         let path = dir.join(POINTS_JSONL);
         let file = std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .append(resume)
+            .write(true)
+            .truncate(!resume)
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         Ok(PointsLog {
             path,
             file,
             instance: instance.into(),
-            engine: engine.into(),
+            mode: mode.into(),
         })
     }
 
@@ -70,7 +74,7 @@ impl PointsLog {
     pub fn append(&mut self, p: &PointResult) -> Result<()> {
         let line = PointLine {
             instance: self.instance.clone(),
-            engine: self.engine.clone(),
+            mode: self.mode.clone(),
             k: p.k,
             status: p.status,
             open: p.best.as_ref().map(|b| b.open.clone()),
@@ -90,11 +94,7 @@ impl PointsLog {
 /// point its time limit or Ctrl-C stopped is solved again);
 /// errors when the folder holds another run's points. A partial last line
 /// (the run was killed while writing it) is dropped.
-pub fn read_points(
-    dir: &Path,
-    planner: &mut Planner<'_>,
-    engine: &str,
-) -> Result<Vec<PointResult>> {
+pub fn read_points(dir: &Path, planner: &mut Planner<'_>, mode: &str) -> Result<Vec<PointResult>> {
     let path = dir.join(POINTS_JSONL);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -118,11 +118,11 @@ pub fn read_points(
                 "not a plan point",
             ));
         };
-        if line.instance != planner.inst.name || line.engine != engine {
+        if line.instance != planner.inst.name || line.mode != mode {
             return Err(Error::Usage(format!(
-                "{file}: holds the points of instance '{}' with engine '{}', not '{}' with '{engine}': \
-                 choose another --out",
-                line.instance, line.engine, planner.inst.name
+                "{file}: holds the points of instance '{}' ({}), not '{}' ({mode}): \
+                 run without --resume to start afresh, or choose another --out",
+                line.instance, line.mode, planner.inst.name
             )));
         }
         if line.status == Status::TimeLimit {

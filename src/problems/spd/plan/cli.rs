@@ -8,7 +8,8 @@ use crate::core::table::Table;
 use crate::error::{Error, Result};
 use crate::problems::spd::file::read_spd;
 use crate::problems::spd::plan::out::write_frontier;
-use crate::problems::spd::plan::{factor_range, frontier, Breakpoint, Frontier, PlanOptions};
+use crate::problems::spd::plan::points::{read_points, PointsLog};
+use crate::problems::spd::plan::{factor_range, frontier_from, Breakpoint, Frontier, PlanOptions};
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 
@@ -31,6 +32,10 @@ pub struct PlanSpdArgs {
     /// Seed for the heuristics that seed each solve.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Continue a stopped run (Ctrl-C): the breakpoints in OUT/points.jsonl
+    /// are kept, the sweep goes on below the last one.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// The `plan spd` hook.
@@ -67,11 +72,19 @@ pub fn run_plan_spd(a: &PlanSpdArgs) -> Result<i32> {
         inst.clients(),
         inst.gamma
     );
-    let fr = frontier(&inst, &opts, |p| {
+    crate::core::interrupt::install();
+    crate::io::create_out_dir(&a.out)?;
+    let done = match a.resume {
+        true => read_points(&a.out, &inst.name, &opts)?,
+        false => Vec::new(),
+    };
+    let mut log = PointsLog::open(&a.out, &inst.name, &opts, a.resume)?;
+    let fr = frontier_from(&inst, &opts, done, |p| {
         eprintln!(
             "  μ = {:.3}: {} hosts ({}, {:.0} ms)",
             p.mu, p.hosts, p.status, p.time_ms
         );
+        log.append(p);
     })?;
     let written = write_frontier(&a.out, &inst, &fr)?;
     print(&table(&fr))?;
@@ -83,6 +96,9 @@ pub fn run_plan_spd(a: &PlanSpdArgs) -> Result<i32> {
         written.len(),
         a.out.display()
     );
+    if crate::core::interrupt::interrupted() {
+        return Ok(crate::core::interrupt::EXIT_INTERRUPTED);
+    }
     Ok(0)
 }
 

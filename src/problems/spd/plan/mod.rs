@@ -44,6 +44,7 @@
 
 pub mod cli;
 pub mod out;
+pub mod points;
 
 use crate::core::{within_bound, SolveOptions};
 use crate::error::{Error, Result};
@@ -140,12 +141,26 @@ fn top_bound(inst: &SpdInstance) -> f64 {
 pub fn frontier(
     inst: &SpdInstance,
     opts: &PlanOptions,
+    progress: impl FnMut(&Breakpoint),
+) -> Result<Frontier> {
+    frontier_from(inst, opts, Vec::new(), progress)
+}
+
+/// [`frontier`] continued below the breakpoints `done` (a resumed run:
+/// they are kept as they are, none is solved again).
+pub fn frontier_from(
+    inst: &SpdInstance,
+    opts: &PlanOptions,
+    done: Vec<Breakpoint>,
     mut progress: impl FnMut(&Breakpoint),
 ) -> Result<Frontier> {
     let started = Instant::now();
     let (lo, hi) = opts.range;
-    let mut mu = hi.unwrap_or_else(|| top_bound(inst));
-    let mut points: Vec<Breakpoint> = Vec::new();
+    let mut mu = match done.last() {
+        Some(p) => just_below(p.mu),
+        None => hi.unwrap_or_else(|| top_bound(inst)),
+    };
+    let mut points: Vec<Breakpoint> = done;
     let end = loop {
         // below a breakpoint whose delay is proven, more hosts are needed;
         // h is non-increasing, so its lower bound carries over anyway
@@ -159,6 +174,11 @@ pub fn frontier(
         let t0 = Instant::now();
         let step = solve_at(inst, mu, lb_below, opts);
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if crate::core::interrupt::interrupted() {
+            // Ctrl-C: the solve it stopped is not a breakpoint; the points
+            // before it are kept.
+            break format!("interrupted at μ = {}", fmt_mu(mu));
+        }
         let mut point = match step {
             Step::Point(sc, lb, delay_proven, note) => {
                 breakpoint(inst, sc, lb.max(lb_below), delay_proven, note, time_ms)
