@@ -128,10 +128,19 @@ fn plan_cma_past_its_deadline_reports_the_points_left_at_once() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let c = curve(&out);
     assert_eq!(c.len(), 30);
+    // Each K is infeasible (too little capacity) or reported at once with
+    // the cheap bound; none was solved.
     assert!(
-        c.iter().filter(|p| p.2 == "time_limit").count() >= 25,
+        c.iter().all(|p| p.2 == "time_limit" || p.2 == "infeasible"),
         "{c:?}"
     );
+    let lines = std::fs::read_to_string(out.join("curve.jsonl")).unwrap();
+    for l in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        if v["status"] == "time_limit" {
+            assert!(v["bound"].as_f64().is_some_and(|b| b > 0.0), "{v}");
+        }
+    }
 }
 
 #[test]
@@ -183,4 +192,31 @@ fn frontier(dir: &Path) -> Vec<(String, u64, String)> {
             )
         })
         .collect()
+}
+
+#[test]
+fn plan_spd_time_limit_is_one_deadline_for_the_whole_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = "gen spd --servers 60 --clients 300 --model p2p --factor 1.0 --seed 1 --out";
+    let mut args: Vec<&str> = args.split(' ').collect();
+    args.push(dir.path().to_str().unwrap());
+    assert_eq!(serverpick(&args).status.code(), Some(0));
+    let f = dir.path().join("paper-p2p-60s-300c-f1-s1.json");
+    let out = dir.path().join("out");
+    let o = serverpick(&[
+        "plan",
+        "spd",
+        f.to_str().unwrap(),
+        "--time-limit",
+        "0.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // The sweep (seconds without a limit) ends at the deadline, with the
+    // breakpoints found before it.
+    let text_out = std::fs::read_to_string(out.join("frontier.jsonl")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text_out.lines().last().unwrap()).unwrap();
+    let end = last["end"].as_str().unwrap();
+    assert!(end.starts_with("time_limit before μ"), "{end}");
 }

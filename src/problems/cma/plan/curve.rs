@@ -182,7 +182,7 @@ fn next_point(
     settled: &mut dyn FnMut(&PointResult) -> Result<()>,
 ) -> Result<PointResult> {
     if ctx.exact.deadline.is_some_and(|d| Instant::now() >= d) || interrupt::interrupted() {
-        return Ok(unreached(k));
+        return Ok(unreached(ctx.planner, k));
     }
     let p = point(ctx, &o.engine, k, prev)?;
     if o.progress {
@@ -202,15 +202,32 @@ fn planner_for<'a>(inst: &'a CmaInstance, o: &PlanOptions) -> Planner<'a> {
 }
 
 /// A point the run's time limit (or an interrupt) left unsolved.
-pub fn unreached(k: usize) -> PointResult {
-    PointResult {
+/// `K`s that cannot hold every player are `infeasible`; the others carry
+/// the cheap bound: every player at its nearest candidate (whichever are
+/// open) plus the `K` least opening costs, `O(n·m)` once per run.
+pub fn unreached(planner: &mut Planner<'_>, k: usize) -> PointResult {
+    let mut p = PointResult {
         k,
         status: Status::TimeLimit,
         best: None,
         bound: None,
         nodes: 0,
         time_ms: 0.0,
+    };
+    if !planner.k_feasible(k) {
+        p.status = Status::Infeasible;
+        return p;
     }
+    let nearest = *planner.nearest_total.get_or_insert_with(|| {
+        let inst = planner.inst;
+        (0..inst.clients())
+            .map(|i| inst.row(i).iter().copied().fold(f64::INFINITY, f64::min))
+            .sum()
+    });
+    let mut costs = planner.cost.clone();
+    costs.sort_by(f64::total_cmp);
+    p.bound = Some(nearest + costs.iter().take(k).sum::<f64>());
+    p
 }
 
 /// The `K` with the least objective (lowest `K` on ties).

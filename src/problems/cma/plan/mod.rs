@@ -58,6 +58,9 @@ pub struct Planner<'a> {
     cache: HashMap<Vec<u64>, Option<f64>>,
     /// Number of transportation problems solved.
     pub evaluations: usize,
+    /// Σ over players of the nearest candidate's delay (the cheap bound of
+    /// points the deadline leaves unsolved), once computed.
+    pub nearest_total: Option<f64>,
 }
 
 impl<'a> Planner<'a> {
@@ -72,6 +75,7 @@ impl<'a> Planner<'a> {
             cost,
             cache: HashMap::new(),
             evaluations: 0,
+            nearest_total: None,
         }
     }
 

@@ -26,8 +26,10 @@ pub struct PlanSpdArgs {
     /// least feasible bound.
     #[arg(long)]
     pub factors: Option<String>,
-    /// Wall-time limit of each exact solve, seconds (`none` for no limit).
-    #[arg(long, default_value = "60")]
+    /// Wall-time limit of the whole sweep, seconds (`none` or 0: no limit):
+    /// each solve gets the time left; the sweep then ends with the
+    /// breakpoints it has.
+    #[arg(long, default_value = "none", allow_hyphen_values = true)]
     pub time_limit: String,
     /// Seed for the heuristics that seed each solve.
     #[arg(long, default_value_t = 1)]

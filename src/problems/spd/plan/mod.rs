@@ -39,14 +39,15 @@
 //!
 //! A point is `proven` when both its host count and its delay are; otherwise
 //! it carries the proven lower bound on the host count at its μ and says
-//! which part is not proven. A time limit ([`PlanOptions::time_limit`]) is
-//! per solve.
+//! which part is not proven. The time limit ([`PlanOptions::time_limit`])
+//! is one deadline for the whole sweep: every solve gets the time left, and
+//! once it has passed (or Ctrl-C) the sweep ends with the points it has.
 
 pub mod cli;
 pub mod out;
 pub mod points;
 
-use crate::core::{within_bound, SolveOptions};
+use crate::core::{within_bound, Deadline, SolveOptions};
 use crate::error::{Error, Result};
 use crate::problems::spd::exact::{hosts_then_delay, HostStage, Scored};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
@@ -58,7 +59,8 @@ use std::time::Instant;
 pub struct PlanOptions {
     /// Bounds μ considered, `(lowest, highest)`; `None` = unlimited.
     pub range: (Option<f64>, Option<f64>),
-    /// Time limit of each exact solve, seconds.
+    /// Time limit of the whole sweep, seconds (`None` = no limit): every
+    /// solve gets the time left; past it the sweep ends with what it has.
     pub time_limit: Option<f64>,
     /// Seed for the heuristics.
     pub seed: u64,
@@ -161,6 +163,8 @@ pub fn frontier_from(
         None => hi.unwrap_or_else(|| top_bound(inst)),
     };
     let mut points: Vec<Breakpoint> = done;
+    // One deadline for the whole sweep: every solve gets the time left.
+    let deadline = Deadline::after(opts.time_limit);
     let end = loop {
         // below a breakpoint whose delay is proven, more hosts are needed;
         // h is non-increasing, so its lower bound carries over anyway
@@ -171,8 +175,11 @@ pub fn frontier_from(
                 p.hosts_lb
             }
         });
+        if let Some(why) = deadline.stop() {
+            break format!("{why} before μ = {}", fmt_mu(mu));
+        }
         let t0 = Instant::now();
-        let step = solve_at(inst, mu, lb_below, opts);
+        let step = solve_at(inst, mu, lb_below, opts, &deadline);
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
         if crate::core::interrupt::interrupted() {
             // Ctrl-C: the solve it stopped is not a breakpoint; the points
@@ -222,11 +229,17 @@ enum Step {
     End(String),
 }
 
-fn solve_at(inst: &SpdInstance, mu: f64, known_lb: usize, opts: &PlanOptions) -> Step {
+fn solve_at(
+    inst: &SpdInstance,
+    mu: f64,
+    known_lb: usize,
+    opts: &PlanOptions,
+    deadline: &Deadline,
+) -> Step {
     let mut at = inst.clone();
     at.bound = mu;
     at.bound_factor = None;
-    let so = SolveOptions::new(opts.time_limit, opts.seed);
+    let so = SolveOptions::new(None, opts.seed).with_deadline(deadline.clone());
     let (host, delay) = hosts_then_delay(&at, &so, known_lb);
     match (host, delay) {
         (HostStage::Proven(sc), Some((best, why))) => {
