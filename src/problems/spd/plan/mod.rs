@@ -166,15 +166,7 @@ pub fn frontier_from(
     // One deadline for the whole sweep: every solve gets the time left.
     let deadline = Deadline::after(opts.time_limit);
     let end = loop {
-        // below a breakpoint whose delay is proven, more hosts are needed;
-        // h is non-increasing, so its lower bound carries over anyway
-        let lb_below = points.last().map_or(1, |p| {
-            if p.delay_proven {
-                p.hosts + 1
-            } else {
-                p.hosts_lb
-            }
-        });
+        let lb_below = points.last().map_or(1, lb_below);
         if let Some(why) = deadline.stop() {
             break format!("{why} before μ = {}", fmt_mu(mu));
         }
@@ -214,6 +206,17 @@ pub fn frontier_from(
         end,
         time_ms: started.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// The host lower bound below breakpoint `p`: below a breakpoint whose
+/// delay is proven, more hosts are needed; h is non-increasing, so its
+/// lower bound carries over anyway.
+fn lb_below(p: &Breakpoint) -> usize {
+    if p.delay_proven {
+        p.hosts + 1
+    } else {
+        p.hosts_lb
+    }
 }
 
 fn fmt_mu(mu: f64) -> String {
