@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reliability harness for time limits (issue 29; fuzz3 D4, D12): runs each
+# Reliability harness for time limits (issue 29; fuzz3 D4, D5, D12): runs each
 # reproducer at several --time-limit values and checks that the command ends
 # within 5 % + 0.5 s of the limit plus the time to read its input (measured
 # as a cheap engine's run on the same file), with a further SLACK seconds
@@ -18,11 +18,16 @@ wall() { # wall seconds of a command
   echo "$e - $s" | bc -l
 }
 
-check() { # name file engine cheap-engine limits...
+check() { # name file engine cheap-engine limits... (engine "plan-cma": plan cma)
   local name=$1 file=$2 engine=$3 cheap=$4; shift 4
   local read; read=$(wall "$SP" solve "$file" --engine "$cheap")
   for limit in "$@"; do
-    local w; w=$(wall "$SP" solve "$file" --engine "$engine" --time-limit "$limit")
+    local w
+    if [ "$engine" = plan-cma ]; then
+      w=$(wall "$SP" plan cma "$file" --time-limit "$limit" --out "$T/plan-$limit")
+    else
+      w=$(wall "$SP" solve "$file" --engine "$engine" --time-limit "$limit")
+    fi
     local max; max=$(echo "1.05 * $limit + 0.5 + $read + $SLACK" | bc -l)
     local ok=ok
     if (( $(echo "$w > $max" | bc -l) )); then ok=OVER; fail=1; fi
@@ -36,4 +41,7 @@ check D4 "$T/paper-p2p-100s-3000c-f1.3-s5.json" exact alg-m 0.1 1 3
 "$SP" gen cma --scenario static --mirrors 20 --clients 100000 --slack 0.05 --seed 3 \
   --out "$T/cma-100k.json" >/dev/null
 check D12 "$T/cma-100k.json" exact j-greedy 0.2 2 5
+"$SP" gen cma --scenario static --mirrors 100 --clients 20000 --slack 2 --seed 4 \
+  --out "$T/cma-plan-big.json" >/dev/null
+check D5 "$T/cma-plan-big.json" plan-cma j-greedy 0.01 2 5
 exit $fail
