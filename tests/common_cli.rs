@@ -24,3 +24,12 @@ pub fn fuzz3(rel: &str) -> String {
         .display()
         .to_string()
 }
+
+/// A bundled instance (`instances/NAME`), as a path string.
+pub fn bundled(name: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("instances")
+        .join(name)
+        .display()
+        .to_string()
+}

@@ -12,11 +12,7 @@ fn data(rel: &str) -> String {
 }
 
 fn instance(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("instances")
-        .join(name)
-        .display()
-        .to_string()
+    common_cli::bundled(name)
 }
 
 fn eval(inst: &str, sol: &str, extra: &[&str]) -> (Option<i32>, String) {

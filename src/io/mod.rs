@@ -4,6 +4,7 @@
 
 pub mod fields;
 pub mod json_strict;
+pub mod jsonl;
 pub mod solution_file;
 
 use crate::error::{Error, Result};

@@ -11,9 +11,9 @@ use super::exact::PointResult;
 use super::Planner;
 use crate::core::Status;
 use crate::error::{Error, Result};
+use crate::io::jsonl::JsonlLog;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The file's name in the output folder.
 pub const POINTS_JSONL: &str = "points.jsonl";
@@ -44,8 +44,7 @@ pub struct PointLine {
 
 /// Appends settled points to `points.jsonl`.
 pub struct PointsLog {
-    path: PathBuf,
-    file: std::fs::File,
+    log: JsonlLog,
     instance: String,
     mode: String,
 }
@@ -54,17 +53,8 @@ impl PointsLog {
     /// Opens `dir/points.jsonl`: appending to it when `resume`, else
     /// replacing it.
     pub fn open(dir: &Path, instance: &str, mode: &str, resume: bool) -> Result<Self> {
-        let path = dir.join(POINTS_JSONL);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(resume)
-            .write(true)
-            .truncate(!resume)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
         Ok(PointsLog {
-            path,
-            file,
+            log: JsonlLog::open(&dir.join(POINTS_JSONL), resume)?,
             instance: instance.into(),
             mode: mode.into(),
         })
@@ -72,7 +62,7 @@ impl PointsLog {
 
     /// Writes one point and flushes it to disk.
     pub fn append(&mut self, p: &PointResult) -> Result<()> {
-        let line = PointLine {
+        self.log.append(&PointLine {
             instance: self.instance.clone(),
             mode: self.mode.clone(),
             k: p.k,
@@ -82,11 +72,7 @@ impl PointsLog {
             bound: p.bound,
             nodes: p.nodes,
             time_ms: p.time_ms,
-        };
-        let text = serde_json::to_string(&line).map_err(|e| Error::Internal(e.to_string()))?;
-        writeln!(self.file, "{text}")
-            .and_then(|_| self.file.sync_data())
-            .map_err(|e| Error::io(&self.path, e))
+        })
     }
 }
 

@@ -4,10 +4,10 @@
 
 use super::{Breakpoint, PlanOptions};
 use crate::error::{Error, Result};
+use crate::io::jsonl::JsonlLog;
 use crate::problems::spd::model::SpdSolution;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The file's name in the output folder.
 pub const POINTS_JSONL: &str = "points.jsonl";
@@ -51,8 +51,7 @@ struct StoredPoint {
 
 /// Appends breakpoints to `points.jsonl`.
 pub struct PointsLog {
-    file: std::fs::File,
-    path: PathBuf,
+    log: JsonlLog,
     instance: String,
     mode: String,
 }
@@ -60,17 +59,8 @@ pub struct PointsLog {
 impl PointsLog {
     /// Opens `dir/points.jsonl`: appending when `resume`, else replacing it.
     pub fn open(dir: &Path, instance: &str, opts: &PlanOptions, resume: bool) -> Result<Self> {
-        let path = dir.join(POINTS_JSONL);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(resume)
-            .write(true)
-            .truncate(!resume)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
         Ok(PointsLog {
-            file,
-            path,
+            log: JsonlLog::open(&dir.join(POINTS_JSONL), resume)?,
             instance: instance.into(),
             mode: mode(opts),
         })
@@ -84,9 +74,8 @@ impl PointsLog {
             mode: self.mode.clone(),
             point: p,
         };
-        let text = serde_json::to_string(&line).unwrap_or_default();
-        if let Err(e) = writeln!(self.file, "{text}").and_then(|_| self.file.sync_data()) {
-            eprintln!("serverpick: {}: {e}", self.path.display());
+        if let Err(e) = self.log.append(&line) {
+            eprintln!("serverpick: {e}");
         }
     }
 }
