@@ -17,6 +17,7 @@ pub mod bench;
 pub mod cli;
 pub mod core;
 pub mod error;
+pub mod external;
 pub mod io;
 pub mod lp;
 pub mod net;

@@ -149,6 +149,8 @@ fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option
         best_known_is_optimal: None,
         gap: None,
         time_ms: 1.0,
+        cpu_ms: None,
+        peak_rss_mb: None,
         repetition: 0,
         file: file.into(),
         bound,

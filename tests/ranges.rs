@@ -339,6 +339,8 @@ fn hash_rows_are_checked_apart_from_contiguous_splits() {
         best_known_is_optimal: None,
         gap: None,
         time_ms: 1.0,
+        cpu_ms: None,
+        peak_rss_mb: None,
         repetition: 0,
         file: "r.json".into(),
         bound: Some(12.0).filter(|_| engine == "exact"),

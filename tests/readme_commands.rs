@@ -58,7 +58,7 @@ fn is_synopsis(c: &str) -> bool {
 fn inputs(args: &[String]) -> Vec<&String> {
     let mut v = Vec::new();
     for (i, a) in args.iter().enumerate() {
-        let after_out = i > 0 && args[i - 1] == "--out";
+        let after_out = i > 0 && ["--out", "--engine-cmd"].contains(&args[i - 1].as_str());
         if !after_out && !a.starts_with('-') && (a.contains('/') || a.ends_with(".json")) {
             v.push(a);
         }
@@ -89,7 +89,8 @@ fn every_readme_and_docs_command_runs_from_a_clone() {
             if is_synopsis(&c) {
                 continue;
             }
-            let mut args: Vec<String> = c.split_whitespace().map(str::to_string).collect();
+            let mut args: Vec<String> = shlex::split(&c)
+                .unwrap_or_else(|| panic!("{}: `{c}`: unbalanced quotes", f.display()));
             for i in 1..args.len() {
                 if args[i - 1] == "--out" {
                     args[i] = tmp.path().join(&args[i]).display().to_string();

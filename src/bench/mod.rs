@@ -8,6 +8,7 @@
 //! - [`row`]: the flat result row; best known, gap and conflict detection.
 //! - [`shard`]: `--shard K/N` for cluster job arrays.
 //! - [`export`]: CSV and JSON Lines exporters.
+//! - [`import`]: solution files produced elsewhere as rows (`--solutions`).
 //! - [`summary`]: writes `summary.md`.
 //! - [`plot`]: SVG plots.
 //!
@@ -17,6 +18,7 @@
 
 pub mod dispatch;
 pub mod export;
+pub mod import;
 pub mod plot;
 pub mod row;
 pub mod runner;

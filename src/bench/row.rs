@@ -25,6 +25,8 @@ pub const FIXED_COLUMNS: &[&str] = &[
     "best_known_is_optimal",
     "gap",
     "time_ms",
+    "cpu_ms",
+    "peak_rss_mb",
     "repetition",
     "file",
     "bound",
@@ -61,6 +63,12 @@ pub struct BenchRow {
     pub gap: Option<f64>,
     /// Engine wall time, ms.
     pub time_ms: f64,
+    /// CPU time of an external engine's process, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
+    /// Peak resident memory of an external engine's process, MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mb: Option<f64>,
     /// Repetition index, 0-based.
     pub repetition: u32,
     /// Instance file as given on the command line (the row's instance key).
@@ -114,6 +122,8 @@ impl BenchRow {
             best_known_is_optimal: None,
             gap: None,
             time_ms: rec.time_ms,
+            cpu_ms: rec.cpu_ms,
+            peak_rss_mb: rec.peak_rss_mb,
             repetition,
             file: file.to_string(),
             bound: rec.bound.filter(|x| x.is_finite()),

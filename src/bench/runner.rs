@@ -6,12 +6,14 @@
 
 use crate::bench::dispatch::{error_record, Dispatch, InstanceFeatures};
 use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
+use crate::bench::import::{self, Candidate, Import};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
 use crate::bench::{plot, summary};
 use crate::core::registry::read_instance;
-use crate::core::{FailureReason, ProblemInstance, SolveOptions};
+use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, StopReason};
 use crate::error::{Error, Result};
+use crate::external::ExternalEngines;
 use crate::io::collect_instance_files;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -54,6 +56,13 @@ pub struct BenchConfig {
     pub out: PathBuf,
     /// Show a progress bar (only drawn when stderr is a terminal).
     pub progress: bool,
+    /// External engines (`--engine-cmd`, `--engines-file`): run on every
+    /// instance they apply to, beside the engines selected.
+    pub external: ExternalEngines,
+    /// Folders of solution files to import as rows (`--solutions`).
+    pub solutions: Vec<PathBuf>,
+    /// The engine name of every imported row (`--solutions-engine`).
+    pub solutions_engine: Option<String>,
 }
 
 impl BenchConfig {
@@ -69,6 +78,9 @@ impl BenchConfig {
             resume: false,
             out,
             progress: true,
+            external: ExternalEngines::default(),
+            solutions: Vec::new(),
+            solutions_engine: None,
         }
     }
 }
@@ -84,6 +96,9 @@ pub struct BenchOutcome {
     pub skipped: usize,
     /// Contradictions found by [`annotate`] (bugs; the CLI exits non-zero).
     pub conflicts: Vec<String>,
+    /// True when Ctrl-C (or SIGTERM) ended the run early: the rows finished
+    /// are kept, the interrupted ones dropped so `--resume` re-runs them.
+    pub interrupted: bool,
 }
 
 struct Loaded {
@@ -96,6 +111,7 @@ struct Unit<'a> {
     loaded: &'a Loaded,
     engine: String,
     repetition: u32,
+    import: Option<&'a Import>,
 }
 
 /// Runs the benchmark described by `config` through `dispatch`.
@@ -103,8 +119,11 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
     if config.repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()));
     }
-    let known = dispatch.known_engines();
+    let mut known = dispatch.known_engines();
+    crate::external::spec::check_names(&config.external.specs, &known)?;
+    known.extend(config.external.names());
     check_engines(config.engines.as_deref(), &known)?;
+    interrupt::install();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.jobs)
         .build()
@@ -130,7 +149,9 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
             eprintln!("bench: {}: skipped: {why}", l.file);
         }
     }
-    let all_units = units(&loaded, config, dispatch);
+    let imports = imports(config, &loaded)?;
+    let mut all_units = units(&loaded, config, dispatch);
+    add_imports(&mut all_units, &imports, &loaded, config.shard, &mut known)?;
     let total = all_units.len();
     let todo: Vec<Unit> = all_units
         .into_iter()
@@ -154,6 +175,7 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
         ran,
         skipped,
         conflicts,
+        interrupted: interrupt::interrupted(),
     })
 }
 
@@ -236,8 +258,15 @@ fn previous_rows(jsonl: &Path, resume: bool) -> Result<Vec<BenchRow>> {
 fn units<'a>(loaded: &'a [Loaded], config: &BenchConfig, dispatch: &dyn Dispatch) -> Vec<Unit<'a>> {
     let mut out = Vec::new();
     for l in loaded {
-        for engine in dispatch.applicable_engines(l.inst.as_ref()) {
-            let wanted = config.engines.as_ref().is_none_or(|w| w.contains(&engine));
+        let inst = l.inst.as_ref();
+        let external = config.external.specs.iter().filter(|s| {
+            inst.unsolvable().is_none() && s.applies(inst.family().name(), inst.problem()).is_ok()
+        });
+        let mut engines = dispatch.applicable_engines(inst);
+        engines.extend(external.map(|s| s.name.clone()));
+        for engine in engines {
+            let wanted = config.external.get(&engine).is_some()
+                || config.engines.as_ref().is_none_or(|w| w.contains(&engine));
             let mine = config.shard.is_none_or(|s| s.owns(&l.file, &engine));
             if wanted && mine {
                 for repetition in 0..config.repeat {
@@ -245,12 +274,70 @@ fn units<'a>(loaded: &'a [Loaded], config: &BenchConfig, dispatch: &dyn Dispatch
                         loaded: l,
                         engine: engine.clone(),
                         repetition,
+                        import: None,
                     });
                 }
             }
         }
     }
     out
+}
+
+/// The solution files of `--solutions`, matched to the loaded instances.
+fn imports(config: &BenchConfig, loaded: &[Loaded]) -> Result<Vec<Import>> {
+    if config.solutions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let candidates: Vec<Candidate> = loaded
+        .iter()
+        .map(|l| Candidate {
+            name: l.inst.name(),
+            sha256: crate::external::file_sha256(Path::new(&l.file)).ok(),
+        })
+        .collect();
+    import::read(
+        &config.solutions,
+        config.solutions_engine.as_deref(),
+        &candidates,
+    )
+}
+
+/// Adds a unit per imported solution (repetition 0, within the shard);
+/// its (file, engine) must be new to the run.
+fn add_imports<'a>(
+    units: &mut Vec<Unit<'a>>,
+    imports: &'a [Import],
+    loaded: &'a [Loaded],
+    shard: Option<Shard>,
+    known: &mut Vec<String>,
+) -> Result<()> {
+    for i in imports {
+        let l = &loaded[i.instance];
+        if units
+            .iter()
+            .any(|u| u.loaded.file == l.file && u.engine == i.engine)
+        {
+            return Err(Error::Usage(format!(
+                "--solutions {}: engine '{}' already has a row for {} in this run; name the \
+                 imported rows with --solutions-engine NAME",
+                i.source.display(),
+                i.engine,
+                l.file
+            )));
+        }
+        if !known.contains(&i.engine) {
+            known.push(i.engine.clone());
+        }
+        if shard.is_none_or(|s| s.owns(&l.file, &i.engine)) {
+            units.push(Unit {
+                loaded: l,
+                engine: i.engine.clone(),
+                repetition: 0,
+                import: Some(i),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn progress_bar(len: usize, wanted: bool) -> ProgressBar {
@@ -284,7 +371,13 @@ fn execute(
     });
     pool.install(|| {
         todo.par_iter().for_each(|u| {
-            let row = run_unit(u, &config.options, dispatch);
+            if interrupt::interrupted() {
+                return; // not started: `--resume` runs it
+            }
+            let row = run_unit(u, config, dispatch);
+            if row.stop == Some(StopReason::Interrupted) {
+                return; // cut short: `--resume` re-runs it
+            }
             let mut g = sink.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(e) = g.appender.append(&row) {
                 g.error.get_or_insert(e);
@@ -327,14 +420,28 @@ fn snapshot(out: &Path, previous: &[BenchRow], new: &[BenchRow], known: &[String
     export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())
 }
 
-/// Runs one unit; a panic becomes an `error` row.
-fn run_unit(u: &Unit, base: &SolveOptions, dispatch: &dyn Dispatch) -> BenchRow {
+/// Runs one unit (a built-in engine through `dispatch`, or an external
+/// one); a panic becomes an `error` row.
+fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow {
+    let base = &config.options;
     let mut opts = base.clone();
     opts.seed = base.seed.wrapping_add(u64::from(u.repetition));
     let inst = u.loaded.inst.as_ref();
     let started = Instant::now();
     let rec = catch_unwind(AssertUnwindSafe(|| {
-        dispatch.run_engine(inst, &u.engine, &opts)
+        if let Some(i) = u.import {
+            let mut rec = inst.run_foreign(i, &opts);
+            rec.time_ms = i.time_ms();
+            return rec;
+        }
+        match config.external.get(&u.engine) {
+            Some(spec) => {
+                let file = Path::new(&u.loaded.file);
+                let key = format!("{}.{}.r{}", u.loaded.file, u.engine, u.repetition);
+                config.external.run(spec, inst, file, &key, &opts)
+            }
+            None => dispatch.run_engine(inst, &u.engine, &opts),
+        }
     }))
     .unwrap_or_else(|payload| {
         let what = payload
@@ -498,5 +605,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
         skipped: 0,
         rows,
         conflicts,
+        interrupted: false,
     })
 }

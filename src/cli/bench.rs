@@ -66,6 +66,67 @@ pub struct BenchArgs {
     /// Shared run options.
     #[command(flatten)]
     pub run: RunArgs,
+    /// A folder of solution files produced elsewhere (repeatable): each is
+    /// matched to its instance (its `instance_sha256`, else its instance
+    /// name), evaluated and added as a row of the engine it names.
+    #[arg(long, value_name = "DIR")]
+    pub solutions: Vec<PathBuf>,
+    /// The engine name of every imported solution's row.
+    #[arg(long, value_name = "NAME")]
+    pub solutions_engine: Option<String>,
+    /// External engines.
+    #[command(flatten)]
+    pub external: ExternalArgs,
+}
+
+/// External engines (`solve` and `bench`): a researcher's command run
+/// beside the built-in engines and judged by the same evaluator.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExternalArgs {
+    /// An external engine, `NAME='COMMAND ARGS…'` (repeatable): run on every
+    /// instance beside the engines selected. Placeholders: {instance}
+    /// {solution} {time_limit} {seed} {threads} {problem}. It writes its
+    /// solution (JSON, docs/formats.md) to {solution} or prints it on
+    /// stdout. No shell runs it unless you write one (`sh -c '…'`).
+    #[arg(long = "engine-cmd", value_name = "NAME=COMMAND")]
+    pub engine_cmd: Vec<String>,
+    /// A TOML file of external engines (`[[engine]]` tables: name, command,
+    /// families, problems, env, cwd).
+    #[arg(long, value_name = "FILE")]
+    pub engines_file: Option<PathBuf>,
+    /// Address-space limit of each external command, MiB (`ulimit -v`).
+    #[arg(long, value_name = "MB")]
+    pub engine_mem_limit: Option<u64>,
+}
+
+impl ExternalArgs {
+    /// The external engines these flags declare (names checked against
+    /// each other and the built-in engines); logs go to `log_dir`.
+    pub fn engines(
+        &self,
+        log_dir: Option<PathBuf>,
+        threads: usize,
+    ) -> Result<crate::external::ExternalEngines> {
+        let mut specs = Vec::new();
+        if let Some(f) = &self.engines_file {
+            specs.extend(crate::external::read_engines_file(f)?);
+        }
+        for flag in &self.engine_cmd {
+            specs.push(crate::external::ExternalSpec::from_flag(flag)?);
+        }
+        crate::external::spec::check_names(&specs, &registry::known_engines())?;
+        if self.engine_mem_limit == Some(0) {
+            return Err(Error::Usage(
+                "--engine-mem-limit must be at least 1 MB".into(),
+            ));
+        }
+        Ok(crate::external::ExternalEngines {
+            specs,
+            mem_limit_mb: self.engine_mem_limit,
+            log_dir,
+            threads,
+        })
+    }
 }
 
 /// `serverpick bench-merge DIR... --out DIR`.
@@ -185,8 +246,22 @@ pub fn report(what: &str, out: &Path, o: &BenchOutcome) -> Result<()> {
 pub fn run_bench(args: &BenchArgs, m: &clap::ArgMatches) -> Result<()> {
     let mut cfg = config(args.paths.clone(), &args.out, &args.run, m)?;
     cfg.shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = if cfg.jobs == 0 { cores } else { cfg.jobs };
+    cfg.solutions.clone_from(&args.solutions);
+    cfg.solutions_engine.clone_from(&args.solutions_engine);
+    cfg.external = args
+        .external
+        .engines(Some(args.out.join("logs")), (cores / jobs).max(1))?;
     let outcome = runner::run_bench(&cfg, &Registry)?;
-    report("bench", &args.out, &outcome)
+    report("bench", &args.out, &outcome)?;
+    if outcome.interrupted {
+        return Err(Error::Interrupted(format!(
+            "bench: interrupted; the finished rows are in {} (`--resume` runs the rest)",
+            args.out.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Runs `serverpick bench-merge`.

@@ -1,7 +1,7 @@
 //! `serverpick solve`: instances × engines → comparison tables (one per
 //! family) and solution files.
 
-use crate::cli::bench::params_into;
+use crate::cli::bench::{params_into, ExternalArgs};
 use crate::cli::out;
 use crate::cli::{parse_time_limit, split_list};
 use crate::core::check::{cross_check, Claim};
@@ -9,6 +9,7 @@ use crate::core::registry::{self, read_instance_as};
 use crate::core::{interrupt, Deadline};
 use crate::core::{InstanceFeatures, SolveOptions, SolveRecord, SolveRow};
 use crate::error::{Error, Result};
+use crate::external::{ExternalEngines, ExternalSpec};
 use crate::io::collect_instance_files;
 use crate::io::solution_file::write_record;
 use std::path::{Path, PathBuf};
@@ -49,6 +50,9 @@ pub struct SolveArgs {
     /// Print notes in full instead of cutting them to fit the table.
     #[arg(long)]
     pub wide: bool,
+    /// External engines.
+    #[command(flatten)]
+    pub external: ExternalArgs,
 }
 
 impl SolveArgs {
@@ -59,8 +63,9 @@ impl SolveArgs {
         Ok(opts)
     }
 
-    /// The engine names asked for; `None` means all applicable.
-    fn engine_names(&self) -> Result<Option<Vec<String>>> {
+    /// The built-in engine names asked for; `None` means all applicable.
+    /// External engines' names may be listed too (they always run).
+    fn engine_names(&self, external: &ExternalEngines) -> Result<Option<Vec<String>>> {
         let names = split_list(&self.engine);
         if names.iter().any(|n| n == "all") {
             return Ok(None);
@@ -68,7 +73,8 @@ impl SolveArgs {
         if names.is_empty() {
             return Err(Error::Usage("--engine needs at least one name".into()));
         }
-        let known = registry::known_engines();
+        let mut known = registry::known_engines();
+        known.extend(external.names());
         if let Some(n) = names.iter().find(|n| !known.contains(n)) {
             return Err(Error::UnknownEngine {
                 family: String::new(),
@@ -76,7 +82,8 @@ impl SolveArgs {
                 known,
             });
         }
-        Ok(Some(names))
+        let builtin = names.into_iter().filter(|n| external.get(n).is_none());
+        Ok(Some(builtin.collect()))
     }
 }
 
@@ -105,7 +112,10 @@ struct Tally {
 pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     interrupt::install();
     let opts = args.options(m)?;
-    let wanted = args.engine_names()?;
+    let logs = args.out.as_ref().map(|o| o.join("logs"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let external = args.external.engines(logs, cores)?;
+    let wanted = args.engine_names(&external)?;
     let files = input_files(args)?;
     // Progress goes to stderr, one line per file, even when piped: a long
     // batch is never silent.
@@ -125,7 +135,7 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
         if progress {
             eprintln!("[{}/{}] {}", i + 1, files.len(), file.display());
         }
-        match solve_file(args, file, wanted.as_deref(), &opts) {
+        match solve_file(args, file, wanted.as_deref(), &external, &opts) {
             Ok(Some((family, recs, features))) => {
                 if let Some(r) = recs.first() {
                     let key = names.key(&r.instance, file);
@@ -183,14 +193,21 @@ fn solve_file(
     args: &SolveArgs,
     file: &Path,
     wanted: Option<&[String]>,
+    external: &ExternalEngines,
     opts: &SolveOptions,
 ) -> Result<Option<(&'static str, Vec<SolveRecord>, InstanceFeatures)>> {
     let inst = read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), opts)?;
+    let theirs: Vec<&ExternalSpec> = external
+        .specs
+        .iter()
+        .filter(|s| s.applies(inst.family().name(), inst.problem()).is_ok())
+        .collect();
     let engines = match wanted {
+        Some([]) if !theirs.is_empty() => Vec::new(),
         Some(names) => {
             let own = inst.family().engines();
             let mine: Vec<String> = names.iter().filter(|n| own.contains(n)).cloned().collect();
-            if mine.is_empty() {
+            if mine.is_empty() && theirs.is_empty() {
                 eprintln!(
                     "serverpick: {}: skipped: no engine of --engine {} solves a '{}' instance \
                      (its engines: {})",
@@ -211,7 +228,15 @@ fn solve_file(
             inst.applicable_engines()
         }
     };
-    let recs: Vec<SolveRecord> = engines.iter().map(|e| inst.run_engine(e, opts)).collect();
+    let mut recs: Vec<SolveRecord> = engines.iter().map(|e| inst.run_engine(e, opts)).collect();
+    for spec in theirs {
+        let key = format!("{}.{}", inst.name(), spec.name);
+        recs.push(external.run(spec, inst.as_ref(), file, &key, opts));
+    }
+    let sha = crate::external::file_sha256(file).ok();
+    for r in &mut recs {
+        r.instance_sha256.clone_from(&sha);
+    }
     Ok(Some((inst.family().name(), recs, inst.features())))
 }
 

@@ -41,6 +41,13 @@ pub struct SolveRecord {
     pub gap: Option<f64>,
     /// Wall time of the engine, milliseconds.
     pub time_ms: f64,
+    /// CPU time (user + system) of an external engine's process and the
+    /// children it waited for, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
+    /// Peak resident memory of an external engine's process, MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mb: Option<f64>,
     /// The evaluator's metrics.
     #[serde(default)]
     pub metrics: Map<String, Value>,
@@ -50,6 +57,10 @@ pub struct SolveRecord {
     /// Why an engine failed or what it refused, or a note on the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The SHA-256 of the instance file solved (hex), so that a solution
+    /// file can be matched to its instance (`bench --solutions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_sha256: Option<String>,
 }
 
 impl SolveRecord {
@@ -68,9 +79,12 @@ impl SolveRecord {
             bound: None,
             gap: None,
             time_ms: 0.0,
+            cpu_ms: None,
+            peak_rss_mb: None,
             metrics: Map::new(),
             solution: None,
             message: None,
+            instance_sha256: None,
         }
     }
 

@@ -52,6 +52,9 @@ pub enum FailureReason {
     SolverError,
     /// The engine panicked (caught by the runner).
     Panicked,
+    /// An external command failed: it could not start, exited with a
+    /// non-zero code, or a signal killed it.
+    CommandFailed,
 }
 
 impl FailureReason {
@@ -65,6 +68,7 @@ impl FailureReason {
             FailureReason::Rejected => "rejected",
             FailureReason::SolverError => "solver_error",
             FailureReason::Panicked => "panicked",
+            FailureReason::CommandFailed => "command_failed",
         }
     }
 }
