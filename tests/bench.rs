@@ -131,10 +131,28 @@ fn csv_and_jsonl_agree_on_a_small_folder() {
             .any(|q| q.file == r.file && q.status == Status::Optimal);
         assert_eq!(r.best_known_is_optimal, Some(proven));
     }
+    // The per-run limit is in every row (and so in the CSV, checked above).
+    assert!(o.rows.iter().all(|r| r.time_limit_s == Some(20.0)));
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("| spdcs-h |") && summary.contains("| zizo |"));
     assert!(out.join("gap-vs-time-spd.svg").exists());
     assert!(out.join("time-vs-size-spd.svg").exists());
+}
+
+#[test]
+fn rows_without_a_time_limit_field_still_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("results.jsonl");
+    // A row as written before `time_limit_s` (and `stop`) existed.
+    let old = r#"{"instance":"x","problem":"spd","engine":"spdcs-h","status":"feasible","reason":null,"objective":3.0,"best_known":2.0,"best_known_is_optimal":true,"gap":0.5,"time_ms":0.005961,"repetition":0,"file":"bin/spd-cs.json","bound":null,"size":16.0,"check":null,"message":null,"model":"cs","hosts":3}"#;
+    std::fs::write(&path, format!("{old}\n")).unwrap();
+    let read = read_jsonl(&path).unwrap();
+    assert_eq!(read.rows.len(), 1);
+    assert_eq!(read.rows[0].time_limit_s, None);
+    assert!(!read.rows[0].extra.contains_key("time_limit_s"));
+    assert!(!serverpick::bench::export::jsonl_line(&read.rows[0])
+        .unwrap()
+        .contains("time_limit_s"));
 }
 
 fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option<f64>) -> BenchRow {
@@ -157,6 +175,7 @@ fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option
         message: None,
         stop: None,
         solver_status: None,
+        time_limit_s: None,
         extra: Map::new(),
     }
 }

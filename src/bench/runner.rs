@@ -352,7 +352,14 @@ fn run_unit(u: &Unit, base: &SolveOptions, dispatch: &dyn Dispatch) -> BenchRow 
         rec
     });
     let f = &u.loaded.features;
-    BenchRow::from_record(rec, &u.loaded.file, u.repetition, f.size, &f.features)
+    BenchRow::from_record(
+        rec,
+        &u.loaded.file,
+        u.repetition,
+        f.size,
+        &f.features,
+        base.time_limit(),
+    )
 }
 
 /// Orders rows by file, engine (in `known` order, unknown names last) and
