@@ -137,6 +137,44 @@ fn csv_and_jsonl_agree_on_a_small_folder() {
     assert!(summary.contains("| spdcs-h |") && summary.contains("| zizo |"));
     assert!(out.join("gap-vs-time-spd.svg").exists());
     assert!(out.join("time-vs-size-spd.svg").exists());
+    summary_json_matches_the_markdown(&out, &summary, o.rows.len());
+}
+
+/// `summary.json` parses and has one entry per (problem, engine) table row
+/// of `summary.md`, with the same runs and solved counts.
+fn summary_json_matches_the_markdown(out: &Path, md: &str, rows: usize) {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["rows"].as_u64(), Some(rows as u64));
+    assert_eq!(v["instances"].as_u64(), Some(4));
+    assert_eq!(v["conflicts"].as_array().map(Vec::len), Some(0));
+    let from_json: Vec<(String, String, u64, u64)> = v["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            for k in ["sgm_ms_10s", "sgm_ms_1ms", "median_ms"] {
+                assert!(e[k].as_f64().is_some_and(|x| x >= 0.0), "{k}: {e}");
+            }
+            let s = |k: &str| e[k].as_str().unwrap().to_string();
+            let n = |k: &str| e[k].as_u64().unwrap();
+            (s("problem"), s("engine"), n("runs"), n("solved"))
+        })
+        .collect();
+    let mut from_md = Vec::new();
+    let mut problem = String::new();
+    for line in md.lines() {
+        if let Some(p) = line.strip_prefix("## ") {
+            problem = p.trim().to_string();
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() > 5 && cells[1] != "engine" && !cells[1].starts_with("--") {
+            let n = |k: usize| cells[k].parse::<u64>().unwrap();
+            from_md.push((problem.clone(), cells[1].to_string(), n(3), n(4)));
+        }
+    }
+    assert_eq!(from_json, from_md);
+    assert!(from_json.iter().any(|e| e.1 == "exact" && e.3 >= 1));
 }
 
 #[test]
