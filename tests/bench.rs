@@ -138,6 +138,11 @@ fn csv_and_jsonl_agree_on_a_small_folder() {
     assert!(out.join("gap-vs-time-spd.svg").exists());
     assert!(out.join("time-vs-size-spd.svg").exists());
     summary_json_matches_the_markdown(&out, &summary, o.rows.len());
+    for f in ["perf-profile-spd.svg", "gap-profile-spd.svg"] {
+        let svg = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("exact"), "{f}");
+        assert!(summary.contains(&format!("]({f})")), "{f} not linked");
+    }
 }
 
 /// `summary.json` parses and has one entry per (problem, engine) table row
