@@ -131,10 +131,71 @@ fn csv_and_jsonl_agree_on_a_small_folder() {
             .any(|q| q.file == r.file && q.status == Status::Optimal);
         assert_eq!(r.best_known_is_optimal, Some(proven));
     }
+    // The per-run limit is in every row (and so in the CSV, checked above).
+    assert!(o.rows.iter().all(|r| r.time_limit_s == Some(20.0)));
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("| spdcs-h |") && summary.contains("| zizo |"));
     assert!(out.join("gap-vs-time-spd.svg").exists());
     assert!(out.join("time-vs-size-spd.svg").exists());
+    summary_json_matches_the_markdown(&out, &summary, o.rows.len());
+    for f in ["perf-profile-spd.svg", "gap-profile-spd.svg"] {
+        let svg = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("exact"), "{f}");
+        assert!(summary.contains(&format!("]({f})")), "{f} not linked");
+    }
+}
+
+/// `summary.json` parses and has one entry per (problem, engine) table row
+/// of `summary.md`, with the same runs and solved counts.
+fn summary_json_matches_the_markdown(out: &Path, md: &str, rows: usize) {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["rows"].as_u64(), Some(rows as u64));
+    assert_eq!(v["instances"].as_u64(), Some(4));
+    assert_eq!(v["conflicts"].as_array().map(Vec::len), Some(0));
+    let from_json: Vec<(String, String, u64, u64)> = v["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            for k in ["sgm_ms_10s", "sgm_ms_1ms", "median_ms"] {
+                assert!(e[k].as_f64().is_some_and(|x| x >= 0.0), "{k}: {e}");
+            }
+            let s = |k: &str| e[k].as_str().unwrap().to_string();
+            let n = |k: &str| e[k].as_u64().unwrap();
+            (s("problem"), s("engine"), n("runs"), n("solved"))
+        })
+        .collect();
+    let mut from_md = Vec::new();
+    let mut problem = String::new();
+    for line in md.lines() {
+        if let Some(p) = line.strip_prefix("## ") {
+            problem = p.trim().to_string();
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() > 5 && cells[1] != "engine" && !cells[1].starts_with("--") {
+            let n = |k: usize| cells[k].parse::<u64>().unwrap();
+            from_md.push((problem.clone(), cells[1].to_string(), n(3), n(4)));
+        }
+    }
+    assert_eq!(from_json, from_md);
+    assert!(from_json.iter().any(|e| e.1 == "exact" && e.3 >= 1));
+}
+
+#[test]
+fn rows_without_a_time_limit_field_still_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("results.jsonl");
+    // A row as written before `time_limit_s` (and `stop`) existed.
+    let old = r#"{"instance":"x","problem":"spd","engine":"spdcs-h","status":"feasible","reason":null,"objective":3.0,"best_known":2.0,"best_known_is_optimal":true,"gap":0.5,"time_ms":0.005961,"repetition":0,"file":"bin/spd-cs.json","bound":null,"size":16.0,"check":null,"message":null,"model":"cs","hosts":3}"#;
+    std::fs::write(&path, format!("{old}\n")).unwrap();
+    let read = read_jsonl(&path).unwrap();
+    assert_eq!(read.rows.len(), 1);
+    assert_eq!(read.rows[0].time_limit_s, None);
+    assert!(!read.rows[0].extra.contains_key("time_limit_s"));
+    assert!(!serverpick::bench::export::jsonl_line(&read.rows[0])
+        .unwrap()
+        .contains("time_limit_s"));
 }
 
 fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option<f64>) -> BenchRow {
@@ -159,6 +220,7 @@ fn row(file: &str, engine: &str, status: Status, obj: Option<f64>, bound: Option
         message: None,
         stop: None,
         solver_status: None,
+        time_limit_s: None,
         extra: Map::new(),
     }
 }

@@ -45,6 +45,12 @@ fn bench_on_the_bundled_instances_then_shards_and_merge() {
     .unwrap();
     let rows = read_jsonl(&out.join("results.jsonl")).unwrap().rows;
     assert!(!rows.is_empty());
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["rows"].as_u64(), Some(rows.len() as u64));
+    for f in ["perf-profile-spd.svg", "gap-profile-spd.svg"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
     // The ZIZO failure of seed 001 Fig. 5 is an error row, not a stopped run.
     assert!(rows
         .iter()

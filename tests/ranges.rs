@@ -349,6 +349,7 @@ fn hash_rows_are_checked_apart_from_contiguous_splits() {
         message: None,
         stop: None,
         solver_status: None,
+        time_limit_s: None,
         extra: serde_json::Map::new(),
     };
     let mut rows = vec![

@@ -9,17 +9,20 @@
 //! - [`shard`]: `--shard K/N` for cluster job arrays.
 //! - [`export`]: CSV and JSON Lines exporters.
 //! - [`import`]: solution files produced elsewhere as rows (`--solutions`).
-//! - [`summary`]: writes `summary.md`.
+//! - [`summary`]: `summary.md` and `summary.json` (counts, gaps, times,
+//!   shifted geometric means).
 //! - [`plot`]: SVG plots.
+//! - [`profile`]: Dolan–Moré time and gap profiles.
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
-//! rows complete), `results.csv`, `summary.md` and `*.svg`, all regenerated
+//! rows complete), `results.csv`, `summary.md`, `summary.json` and `*.svg`, all regenerated
 //! from the rows at the end of a run and by `bench-merge`.
 
 pub mod dispatch;
 pub mod export;
 pub mod import;
 pub mod plot;
+pub mod profile;
 pub mod row;
 pub mod runner;
 pub mod shard;

@@ -1,7 +1,9 @@
 //! SVG plots of a result set (plotters, SVG backend only): per problem,
-//! gap vs runtime per engine and runtime vs instance size per engine; and a
-//! small line-chart helper the paper reproductions reuse.
+//! gap vs runtime per engine, runtime vs instance size per engine and the
+//! time and gap profiles ([`crate::bench::profile`]); and a small
+//! line-chart helper the paper reproductions reuse.
 
+use crate::bench::profile;
 use crate::bench::row::BenchRow;
 use crate::bench::summary::median;
 use crate::error::{Error, Result};
@@ -19,6 +21,10 @@ pub enum Style {
     Points,
     /// A line through the points (sorted by x) with markers.
     Line,
+    /// A right-continuous step function through the points (sorted by x):
+    /// level with each point until the next x, then up or down; markers at
+    /// the points. For performance profiles.
+    Step,
 }
 
 /// One labelled series.
@@ -98,6 +104,18 @@ fn axis_range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
 /// Draws `series` into an SVG at `path`. Points with a non-positive
 /// coordinate on a log axis are left out.
 pub fn draw_chart(path: &Path, spec: &ChartSpec, series: &[Series]) -> Result<()> {
+    draw_chart_in(path, spec, series, None, None)
+}
+
+/// [`draw_chart`] with fixed axis ranges (`(low, high)`; `None` = fitted to
+/// the data), e.g. a profile's fraction axis from 0 to 1.
+pub fn draw_chart_in(
+    path: &Path,
+    spec: &ChartSpec,
+    series: &[Series],
+    x_range: Option<(f64, f64)>,
+    y_range: Option<(f64, f64)>,
+) -> Result<()> {
     let keep = |p: &(f64, f64)| {
         p.0.is_finite()
             && p.1.is_finite()
@@ -111,14 +129,18 @@ pub fn draw_chart(path: &Path, spec: &ChartSpec, series: &[Series]) -> Result<()
             ..s.clone()
         })
         .collect();
-    let xs = axis_range(
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
-        spec.log_x,
-    );
-    let ys = axis_range(
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
-        spec.log_y,
-    );
+    let xs = x_range.unwrap_or_else(|| {
+        axis_range(
+            series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
+            spec.log_x,
+        )
+    });
+    let ys = y_range.unwrap_or_else(|| {
+        axis_range(
+            series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+            spec.log_y,
+        )
+    });
     match (spec.log_x, spec.log_y) {
         (false, false) => draw_on(path, spec, &series, xs.0..xs.1, ys.0..ys.1),
         (true, false) => draw_on(path, spec, &series, (xs.0..xs.1).log_scale(), ys.0..ys.1),
@@ -182,9 +204,13 @@ where
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let mut pts = s.points.clone();
-        if s.style == Style::Line {
+        if s.style != Style::Points {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            draw_line(&mut chart, i, pts.clone(), color)?;
+            let path = match s.style {
+                Style::Step => step_path(&pts),
+                _ => pts.clone(),
+            };
+            draw_line(&mut chart, i, path, color)?;
         }
         let fill = color.mix(if s.style == Style::Points { 0.55 } else { 1.0 });
         for p in &pts {
@@ -193,6 +219,19 @@ where
     }
     draw_legend(&legend_area, series)?;
     root.present().map_err(plot_err)
+}
+
+/// The corners of a right-continuous step function through `pts` (sorted
+/// by x): each level runs to the next point's x.
+fn step_path(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(2 * pts.len());
+    for (k, p) in pts.iter().enumerate() {
+        if let Some(prev) = k.checked_sub(1).and_then(|j| pts.get(j)) {
+            out.push((p.0, prev.1));
+        }
+        out.push(*p);
+    }
+    out
 }
 
 /// Dash pattern by series index (`(dash, gap)` in pixels; `None` = solid), so
@@ -225,7 +264,7 @@ fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, series: &[Seri
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let line: Vec<(i32, i32)> = vec![(8, y), (40, y)];
-        if s.style == Style::Line {
+        if s.style != Style::Points {
             let style = color.stroke_width(2);
             match dash(i) {
                 None => area.draw(&PathElement::new(line, style)),
@@ -351,8 +390,10 @@ fn by_problem_engine<'a>(
     out
 }
 
-/// Writes `gap-vs-time-<problem>.svg` and `time-vs-size-<problem>.svg` into
-/// `dir` (legend in `engine_order`); returns the files written.
+/// Writes `gap-vs-time-<problem>.svg`, `time-vs-size-<problem>.svg` and the
+/// profiles `perf-profile-<problem>.svg`, `gap-profile-<problem>.svg` (see
+/// [`crate::bench::profile`]) into `dir` (legend in `engine_order`); returns
+/// the files written.
 pub fn write_bench_plots(
     rows: &[BenchRow],
     dir: &Path,
@@ -385,6 +426,11 @@ pub fn write_bench_plots(
         let path = dir.join(format!("time-vs-size-{problem}.svg"));
         draw_chart(&path, &size_spec(problem), &size_series(&engines))?;
         written.push(path);
+        let flat: Vec<&BenchRow> = engines
+            .iter()
+            .flat_map(|(_, rs)| rs.iter().copied())
+            .collect();
+        written.extend(profile::write_profile_plots(problem, &flat, dir)?);
     }
     Ok(written)
 }
@@ -468,7 +514,17 @@ pub fn series_table(
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{step_path, wrap};
+
+    #[test]
+    fn a_step_path_holds_each_level_to_the_next_x() {
+        let p = step_path(&[(0.0, 0.5), (1.0, 0.75), (2.0, 1.0)]);
+        assert_eq!(
+            p,
+            vec![(0.0, 0.5), (1.0, 0.5), (1.0, 0.75), (2.0, 0.75), (2.0, 1.0)]
+        );
+        assert!(step_path(&[]).is_empty());
+    }
 
     #[test]
     fn legend_labels_wrap_at_spaces() {

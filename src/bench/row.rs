@@ -20,6 +20,8 @@ pub const FIXED_COLUMNS: &[&str] = &[
     "engine",
     "status",
     "reason",
+    "stop",
+    "solver_status",
     "objective",
     "best_known",
     "best_known_is_optimal",
@@ -27,6 +29,7 @@ pub const FIXED_COLUMNS: &[&str] = &[
     "time_ms",
     "cpu_ms",
     "peak_rss_mb",
+    "time_limit_s",
     "repetition",
     "file",
     "bound",
@@ -90,19 +93,28 @@ pub struct BenchRow {
     /// ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver_status: Option<String>,
+    /// The per-run time limit the run was given, seconds (`None` = no
+    /// limit, or a row written before the field existed). `summary.md`
+    /// counts a time-out at this limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_s: Option<f64>,
     /// Instance features and scalar metrics, flattened.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl BenchRow {
-    /// Builds a row from an engine record plus instance features.
+    /// Builds a row from an engine record plus instance features;
+    /// `time_limit_s` is the per-run limit the engine was given (seconds,
+    /// `None` = no limit; a non-finite limit is recorded as none, a
+    /// negative one as 0).
     pub fn from_record(
         rec: SolveRecord,
         file: &str,
         repetition: u32,
         size: f64,
         features: &Map<String, Value>,
+        time_limit_s: Option<f64>,
     ) -> Self {
         let mut extra = Map::new();
         for (k, v) in features {
@@ -132,6 +144,7 @@ impl BenchRow {
             message: rec.message,
             stop: rec.stop,
             solver_status: rec.solver_status,
+            time_limit_s: time_limit_s.filter(|t| t.is_finite()).map(|t| t.max(0.0)),
             extra,
         }
     }

@@ -30,6 +30,8 @@ pub const RESULTS_JSONL: &str = "results.jsonl";
 pub const RESULTS_CSV: &str = "results.csv";
 /// Markdown summary.
 pub const SUMMARY_MD: &str = "summary.md";
+/// The numbers of [`SUMMARY_MD`] for machines ([`summary::summary_json`]).
+pub const SUMMARY_JSON: &str = "summary.json";
 /// What a sharded run's folder holds (`{"shard": "K/N"}`).
 pub const RUN_JSON: &str = "run.json";
 /// How often a running bench refreshes `results.csv` and `summary.md`.
@@ -408,8 +410,8 @@ struct Sink {
     last_snapshot: Instant,
 }
 
-/// `results.csv` and `summary.md` for the rows so far, so an interrupted run
-/// leaves them (the plots are drawn at the end).
+/// `results.csv`, `summary.md` and `summary.json` for the rows so far, so an
+/// interrupted run leaves them (the plots are drawn at the end).
 fn snapshot(out: &Path, previous: &[BenchRow], new: &[BenchRow], known: &[String]) -> Result<()> {
     let mut rows: Vec<BenchRow> = previous.iter().chain(new).cloned().collect();
     sort_rows(&mut rows, known);
@@ -417,7 +419,22 @@ fn snapshot(out: &Path, previous: &[BenchRow], new: &[BenchRow], known: &[String
     export::export(&CsvExporter, &rows, &out.join(RESULTS_CSV))?;
     let note = "A snapshot of a run in progress.";
     let md = summary::render_markdown(&rows, &conflicts, Some(note), known);
-    export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())
+    export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
+    write_summary_json(out, &rows, &conflicts, known)
+}
+
+/// Writes [`SUMMARY_JSON`] (pretty-printed, with a final newline).
+fn write_summary_json(
+    out: &Path,
+    rows: &[BenchRow],
+    conflicts: &[String],
+    engine_order: &[String],
+) -> Result<()> {
+    let v = summary::summary_json(rows, conflicts, engine_order);
+    let mut text = serde_json::to_string_pretty(&v)
+        .map_err(|e| Error::Usage(format!("cannot serialise the summary: {e}")))?;
+    text.push('\n');
+    export::write_atomic(&out.join(SUMMARY_JSON), text.as_bytes())
 }
 
 /// Runs one unit (a built-in engine through `dispatch`, or an external
@@ -459,7 +476,14 @@ fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow
         rec
     });
     let f = &u.loaded.features;
-    BenchRow::from_record(rec, &u.loaded.file, u.repetition, f.size, &f.features)
+    BenchRow::from_record(
+        rec,
+        &u.loaded.file,
+        u.repetition,
+        f.size,
+        &f.features,
+        base.time_limit(),
+    )
 }
 
 /// Orders rows by file, engine (in `known` order, unknown names last) and
@@ -483,7 +507,8 @@ pub fn sort_rows(rows: &mut [BenchRow], known: &[String]) {
 }
 
 /// Annotates `rows` and (re)writes every output in `out`: `results.jsonl`,
-/// `results.csv`, `summary.md` (engines in `engine_order`) and the plots.
+/// `results.csv`, the plots, `summary.md` (engines in `engine_order`,
+/// linking the profile plots that were written) and `summary.json`.
 /// Returns the conflicts.
 pub fn finish(
     out: &Path,
@@ -494,11 +519,20 @@ pub fn finish(
     let conflicts = annotate(rows);
     export::export(&JsonlExporter, rows, &out.join(RESULTS_JSONL))?;
     export::export(&CsvExporter, rows, &out.join(RESULTS_CSV))?;
-    let md = summary::render_markdown(rows, &conflicts, note, engine_order);
+    let plots: Vec<String> = match plot::write_bench_plots(rows, out, engine_order) {
+        Ok(paths) => paths
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect(),
+        Err(e) => {
+            eprintln!("warning: plots not written: {e}");
+            Vec::new()
+        }
+    };
+    let md = summary::render_markdown_with_plots(rows, &conflicts, note, engine_order, &plots);
     export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
-    if let Err(e) = plot::write_bench_plots(rows, out, engine_order) {
-        eprintln!("warning: plots not written: {e}");
-    }
+    write_summary_json(out, rows, &conflicts, engine_order)?;
     Ok(conflicts)
 }
 
