@@ -589,3 +589,64 @@ fn the_bundled_examples_run_as_engines() {
         .unwrap();
     assert_eq!(cs["hosts"].as_f64(), Some(2.0));
 }
+
+#[test]
+fn eval_refuses_a_solution_file_of_another_version_of_the_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sols = d.join("sols");
+    let o = serverpick(&[
+        "solve",
+        &bundled("cma-small.json"),
+        "-e",
+        "j-greedy",
+        "--out",
+        sols.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let sol = sols.join("small-static.j-greedy.solution.json");
+    let sol = sol.to_str().unwrap();
+    assert!(serverpick(&["eval", &bundled("cma-small.json"), sol])
+        .status
+        .success());
+    // The same instance, one byte different (a trailing newline): refused.
+    let edited = std::fs::read_to_string(bundled("cma-small.json")).unwrap() + "\n";
+    let copy = write(d, "cma-small.json", &edited);
+    let o = serverpick(&["eval", &copy, sol]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("instance_sha256"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn each_repetition_gets_its_own_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let answer = write(d, "answer.json", &format!(r#"{{"assign": {WORSE}}}"#));
+    let out = d.join("out");
+    let o = serverpick(&[
+        "bench",
+        &bundled("cma-small.json"),
+        "-e",
+        "j-greedy",
+        "--engine-cmd",
+        &format!("seeded=sh -c 'echo seed=$0 >&2; cat {answer}' {{seed}}"),
+        "--repeat",
+        "2",
+        "--seed",
+        "40",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let key = safe(&bundled("cma-small.json"));
+    for (k, seed) in [(0, 40), (1, 41)] {
+        let log = std::fs::read_to_string(out.join("logs").join(format!("{key}.seeded.r{k}.log")))
+            .unwrap();
+        assert!(log.contains(&format!("seed={seed}")), "{log}");
+    }
+}

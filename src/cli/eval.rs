@@ -4,7 +4,8 @@
 //! Exit codes: 0 feasible and every claim true; 1 infeasible, or a false
 //! claim (objective, a metric, the bound, the gap, the status, or an
 //! optimum beaten by an `--against` file); 2 a file written for another
-//! instance or problem, or unreadable input.
+//! instance or problem (its name, or its `instance_sha256`), or unreadable
+//! input.
 
 use crate::cli::out;
 use crate::core::check::below;
@@ -37,14 +38,15 @@ pub struct EvalArgs {
 /// holds, 1 when not.
 pub fn run_eval(args: &EvalArgs) -> Result<i32> {
     let inst = read_instance(&args.instance)?;
-    let record = written_record(&args.solution, inst.as_ref())?;
+    let record = written_record(&args.solution, inst.as_ref(), &args.instance)?;
     let report = inst.eval_file(&args.solution)?;
     let mut lies = record
         .as_ref()
         .map(|r| false_claims(r, &report.verdict))
         .unwrap_or_default();
     for other in &args.against {
-        lies.extend(beaten_by(inst.as_ref(), record.as_ref(), &report, other)?);
+        let instance = (inst.as_ref(), args.instance.as_path());
+        lies.extend(beaten_by(instance, record.as_ref(), &report, other)?);
     }
     let ok = report.verdict.is_feasible() && lies.is_empty();
     if args.json {
@@ -100,7 +102,11 @@ fn print_text(report: &EvalReport, lies: &[FalseClaim]) -> Result<()> {
 /// The solution file as a record when `solve` wrote it (it has `engine` or
 /// `status`), after checking that it was written for this instance and one
 /// of the problems its runs report; `None` for a bare solution.
-fn written_record(solution: &Path, inst: &dyn ProblemInstance) -> Result<Option<SolveRecord>> {
+fn written_record(
+    solution: &Path,
+    inst: &dyn ProblemInstance,
+    instance_file: &Path,
+) -> Result<Option<SolveRecord>> {
     let text = crate::io::read_text(solution)?;
     let file = solution.display().to_string();
     // Strict: a duplicate key is an error naming its path.
@@ -123,6 +129,13 @@ fn written_record(solution: &Path, inst: &dyn ProblemInstance) -> Result<Option<
     if let Some(got) = field("problem") {
         if !inst.reported_problems().contains(&got.as_str()) {
             return Err(wrong("problem", &got, inst.problem()));
+        }
+    }
+    if let Some(got) = field("instance_sha256") {
+        let ours =
+            crate::external::file_sha256(instance_file).map_err(|e| Error::io(instance_file, e))?;
+        if !got.eq_ignore_ascii_case(&ours) {
+            return Err(wrong("the instance file with instance_sha256", &got, &ours));
         }
     }
     Ok(Some(claims_of(&v, &file)?))
@@ -158,12 +171,12 @@ fn claims_of(v: &serde_json::Map<String, Value>, file: &str) -> Result<SolveReco
 /// exposes: an optimum or bound of this file that its feasible solution
 /// beats.
 fn beaten_by(
-    inst: &dyn ProblemInstance,
+    (inst, instance_file): (&dyn ProblemInstance, &Path),
     record: Option<&SolveRecord>,
     report: &EvalReport,
     other: &Path,
 ) -> Result<Vec<FalseClaim>> {
-    written_record(other, inst)?;
+    written_record(other, inst, instance_file)?;
     let theirs = inst.eval_file(other)?.verdict;
     let (Some(r), Some(better)) = (record, theirs.objective.filter(|_| theirs.is_feasible()))
     else {
