@@ -98,9 +98,6 @@ pub struct BenchOutcome {
     pub skipped: usize,
     /// Contradictions found by [`annotate`] (bugs; the CLI exits non-zero).
     pub conflicts: Vec<String>,
-    /// True when Ctrl-C (or SIGTERM) ended the run early: the rows finished
-    /// are kept, the interrupted ones dropped so `--resume` re-runs them.
-    pub interrupted: bool,
 }
 
 struct Loaded {
@@ -116,7 +113,10 @@ struct Unit<'a> {
     import: Option<&'a Import>,
 }
 
-/// Runs the benchmark described by `config` through `dispatch`.
+/// Runs the benchmark described by `config` through `dispatch`. Ctrl-C or
+/// SIGTERM (see [`crate::core::interrupt`]) stops it: running engines and
+/// external commands are stopped, every output is written from the rows
+/// finished, and the result is [`Error::Interrupted`] (exit code 130).
 pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchOutcome> {
     if config.repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()));
@@ -172,12 +172,21 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
         )
     });
     let conflicts = finish(&config.out, &mut rows, note.as_deref(), &known)?;
+    if interrupt::interrupted() {
+        // Ctrl-C or SIGTERM: the rows finished are written; the units cut
+        // short or not started have no row, so `--resume` runs them.
+        return Err(Error::Interrupted(format!(
+            "{ran} of {} rows finished in this run are in {} (`--resume` runs the other {})",
+            todo.len(),
+            config.out.display(),
+            todo.len() - ran
+        )));
+    }
     Ok(BenchOutcome {
         rows,
         ran,
         skipped,
         conflicts,
-        interrupted: interrupt::interrupted(),
     })
 }
 
@@ -639,6 +648,5 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
         skipped: 0,
         rows,
         conflicts,
-        interrupted: false,
     })
 }
