@@ -130,13 +130,7 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
         .num_threads(config.jobs)
         .build()
         .map_err(|e| Error::Usage(format!("cannot start {} worker threads: {e}", config.jobs)))?;
-    let files = collect_instance_files(&config.paths)?;
-    let loaded: Vec<Loaded> = pool.install(|| {
-        files
-            .par_iter()
-            .map(|p| load(p, dispatch))
-            .collect::<Result<_>>()
-    })?;
+    let loaded = load_all(&pool, &config.paths, dispatch)?;
     crate::io::create_out_dir(&config.out)?;
     let jsonl = config.out.join(RESULTS_JSONL);
     let previous = previous_rows(&jsonl, config.resume)?;
@@ -165,28 +159,43 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
     let mut rows = previous;
     rows.extend(new_rows);
     sort_rows(&mut rows, &known);
-    let note = config.shard.map(|s| {
-        format!(
-            "Shard {s} of the (instance, engine) units: best known and gaps use this shard's \
-             rows only; combine the shards with `serverpick bench-merge`."
-        )
-    });
+    let note = config.shard.map(shard_note);
     let conflicts = finish(&config.out, &mut rows, note.as_deref(), &known)?;
     if interrupt::interrupted() {
         // Ctrl-C or SIGTERM: the rows finished are written; the units cut
         // short or not started have no row, so `--resume` runs them.
-        return Err(Error::Interrupted(format!(
-            "{ran} of {} rows finished in this run are in {} (`--resume` runs the other {})",
-            todo.len(),
-            config.out.display(),
-            todo.len() - ran
-        )));
+        let (out, left) = (config.out.display(), todo.len() - ran);
+        let msg = format!("{ran} rows run now are in {out}; `--resume` runs the other {left}");
+        return Err(Error::Interrupted(msg));
     }
     Ok(BenchOutcome {
         rows,
         ran,
         skipped,
         conflicts,
+    })
+}
+
+/// The note under a sharded run's summary title.
+fn shard_note(s: Shard) -> String {
+    format!(
+        "Shard {s} of the (instance, engine) units: best known and gaps use this shard's \
+         rows only; combine the shards with `serverpick bench-merge`."
+    )
+}
+
+/// Reads every instance file under `paths`, in parallel.
+fn load_all(
+    pool: &rayon::ThreadPool,
+    paths: &[PathBuf],
+    dispatch: &dyn Dispatch,
+) -> Result<Vec<Loaded>> {
+    let files = collect_instance_files(paths)?;
+    pool.install(|| {
+        files
+            .par_iter()
+            .map(|p| load(p, dispatch))
+            .collect::<Result<_>>()
     })
 }
 
