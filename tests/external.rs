@@ -582,6 +582,28 @@ fn the_bundled_examples_run_as_engines() {
     }
     // The one-liner replays j-greedy: the same objective.
     assert_eq!(of("shell")[0]["objective"], of("j-greedy")[0]["objective"]);
+    // The engines file declares the same two scripts.
+    let out2 = dir.path().join("out2");
+    let o = serverpick(&[
+        "bench",
+        &bundled("spd-fig1-cs.json"),
+        &bundled("cma-small.json"),
+        "-e",
+        "exact",
+        "--engines-file",
+        ex.join("engines.toml").to_str().unwrap(),
+        "-q",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let again = rows(&out2);
+    for e in ["cover", "regret"] {
+        let r: Vec<&Value> = again.iter().filter(|r| r["engine"] == e).collect();
+        assert_eq!(r.len(), 1, "{e}");
+        assert_eq!(status(r[0]), ("feasible", None), "{e}");
+        assert_eq!(r[0]["objective"], of(e)[0]["objective"], "{e}");
+    }
     // On Fig. 1 (CS) greedy set cover finds the optimum's two hosts.
     let cs = of("cover")
         .into_iter()
