@@ -197,11 +197,20 @@ fn solve_file(
     opts: &SolveOptions,
 ) -> Result<Option<(&'static str, Vec<SolveRecord>, InstanceFeatures)>> {
     let inst = read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), opts)?;
-    let theirs: Vec<&ExternalSpec> = external
+    let mut theirs: Vec<&ExternalSpec> = external
         .specs
         .iter()
         .filter(|s| s.applies(inst.family().name(), inst.problem()).is_ok())
         .collect();
+    if args.start.is_some() && !theirs.is_empty() {
+        // An external command reads the file, which does not hold this start.
+        eprintln!(
+            "serverpick: {}: external engines skipped: they read the instance file, and \
+             --start is not in it (put the start in the file's `start` field)",
+            file.display()
+        );
+        theirs.clear();
+    }
     let engines = match wanted {
         Some([]) if !theirs.is_empty() => Vec::new(),
         Some(names) => {
