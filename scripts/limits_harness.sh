@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reliability harness for time limits (issue 29; fuzz3 D4, D5, D12): runs each
+# Reliability harness for time limits (issue 29; fuzz3 D4, D5, D12; issue 22 X1): runs each
 # reproducer at several --time-limit values and checks that the command ends
 # within 5 % + 0.5 s of the limit plus the time to read its input (measured
 # as a cheap engine's run on the same file), with a further SLACK seconds
@@ -18,17 +18,24 @@ wall() { # wall seconds of a command
   echo "$e - $s" | bc -l
 }
 
-check() { # name file engine cheap-engine limits... (engine "plan-cma": plan cma)
+check() { # name file engine cheap-engine limits... (engine "plan-cma": plan cma;
+           # "ext-stubborn": an external command that ignores SIGTERM, so it
+           # ends by SIGKILL one grace second after the limit)
   local name=$1 file=$2 engine=$3 cheap=$4; shift 4
   local read; read=$(wall "$SP" solve "$file" --engine "$cheap")
   for limit in "$@"; do
     local w
+    local grace=0
     if [ "$engine" = plan-cma ]; then
       w=$(wall "$SP" plan cma "$file" --time-limit "$limit" --out "$T/plan-$limit")
+    elif [ "$engine" = ext-stubborn ]; then
+      grace=1
+      w=$(wall "$SP" solve "$file" --engine "$cheap" --time-limit "$limit" \
+        --engine-cmd "stubborn=sh -c 'trap \"\" TERM; while :; do sleep 0.05; done'")
     else
       w=$(wall "$SP" solve "$file" --engine "$engine" --time-limit "$limit")
     fi
-    local max; max=$(echo "1.05 * $limit + 0.5 + $read + $SLACK" | bc -l)
+    local max; max=$(echo "1.05 * $limit + 0.5 + $grace + $read + $SLACK" | bc -l)
     local ok=ok
     if (( $(echo "$w > $max" | bc -l) )); then ok=OVER; fail=1; fi
     printf '%-4s %-28s limit %5s s  wall %6.2f s  (read %.2f s, allowed %.2f s)  %s\n' \
@@ -44,4 +51,7 @@ check D12 "$T/cma-100k.json" exact j-greedy 0.2 2 5
 "$SP" gen cma --scenario static --mirrors 100 --clients 20000 --slack 2 --seed 4 \
   --out "$T/cma-plan-big.json" >/dev/null
 check D5 "$T/cma-plan-big.json" plan-cma j-greedy 0.01 2 5
+# Issue 22: an external command that ignores SIGTERM is gone by limit + grace.
+check X1 instances/cma-small.json ext-stubborn j-greedy 0.5 2
+if pgrep -f "sleep 0.05" >/dev/null; then echo "X1 a stubborn command survived"; fail=1; fi
 exit $fail

@@ -84,7 +84,8 @@ pub fn read(
                 d.display()
             )));
         }
-        json_files(d, &mut files)?;
+        let json = |p: &Path| p.extension().is_some_and(|e| e == "json");
+        crate::io::walk_files(d, &json, &mut files)?;
     }
     let mut out = Vec::new();
     for f in files {
@@ -95,23 +96,6 @@ pub fn read(
         }
     }
     Ok(out)
-}
-
-fn json_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        let linked = std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
-        if p.is_dir() && !linked {
-            json_files(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-    Ok(())
 }
 
 /// `(instance, engine)` from `<instance>.<engine>.solution.json`.

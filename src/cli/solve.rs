@@ -344,15 +344,6 @@ impl OutputNames {
 /// `OUT/<key>.<engine>.solution.json` (`key`: the instance name, characters
 /// other than letters, digits, `-_.` replaced by `_`).
 pub fn solution_path(out: &Path, name: &str, engine: &str) -> PathBuf {
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let safe = crate::io::safe_name(name);
     out.join(format!("{safe}.{engine}.solution.json"))
 }

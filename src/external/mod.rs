@@ -93,21 +93,7 @@ impl ExternalEngines {
         run.log = self
             .log_dir
             .as_ref()
-            .map(|d| d.join(format!("{}.log", safe_name(log_key))));
+            .map(|d| d.join(format!("{}.log", crate::io::safe_name(log_key))));
         run.run(inst, opts)
     }
-}
-
-/// `name` with every character other than letters, digits and `-_.`
-/// replaced by `_` (file names).
-pub fn safe_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }

@@ -112,10 +112,11 @@ impl Captured {
 /// could not be started (the message says why).
 pub fn run(spec: &CommandSpec, deadline: &Deadline) -> Result<Finished, String> {
     let mut cmd = command(spec)?;
+    let program = spec.argv.first().map_or("", String::as_str);
     let started = Instant::now();
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("cannot start '{}': {e}", spec.argv[0]))?;
+        .map_err(|e| format!("cannot start '{program}': {e}"))?;
     let pid = Pid::from_raw(child.id() as i32);
     let out = reader(child.stdout.take(), STDOUT_CAP);
     let err = reader(child.stderr.take(), STDERR_CAP);

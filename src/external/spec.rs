@@ -191,7 +191,8 @@ pub fn read_engines_file(path: &Path) -> Result<Vec<ExternalSpec>> {
         let msg = e.message().to_string();
         let at = e
             .span()
-            .map(|s| format!(" (line {})", text[..s.start].lines().count().max(1)))
+            .and_then(|s| text.get(..s.start))
+            .map(|before| format!(" (line {})", before.lines().count().max(1)))
             .unwrap_or_default();
         Error::input(&file, "engine", format!("{msg}{at}"))
     })?;

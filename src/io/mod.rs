@@ -64,7 +64,7 @@ pub fn collect_instance_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out)?;
+            walk_files(p, &is_instance_name, &mut out)?;
         } else if p.exists() {
             out.push(p.clone());
         } else {
@@ -77,10 +77,11 @@ pub fn collect_instance_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Walks `dir`: symlinked folders inside it are not followed (a link back
-/// up would loop; fuzz3 D11) and are named on stderr; a folder named on the
-/// command line is walked even when it is a link.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// Walks `dir`, sorted and recursively, collecting the files `keep` accepts:
+/// symlinked folders inside it are not followed (a link back up would loop;
+/// fuzz3 D11) and are named on stderr; a folder named on the command line
+/// is walked even when it is a link.
+pub fn walk_files(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -94,8 +95,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
                 p.display()
             );
         } else if p.is_dir() {
-            walk(&p, out)?;
-        } else if is_instance_name(&p) {
+            walk_files(&p, keep, out)?;
+        } else if keep(&p) {
             out.push(p);
         }
     }
@@ -108,4 +109,18 @@ fn is_instance_name(p: &Path) -> bool {
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     name.ends_with(".json") && !name.ends_with(".solution.json")
+}
+
+/// `name` with every character other than letters, digits and `-_.`
+/// replaced by `_` (file names).
+pub fn safe_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
