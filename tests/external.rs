@@ -231,7 +231,10 @@ fn every_misbehaviour_gives_one_clear_row_and_the_others_stay() {
         // it (limit + grace) is a timing: scripts/limits_harness.sh X1.
         assert_eq!(r[e]["stop"].as_str(), Some("time_limit"), "{e}");
         let ms = r[e]["time_ms"].as_f64().unwrap();
-        assert!(ms >= 1000.0, "{e} ended after {ms} ms, before its 1 s limit");
+        assert!(
+            ms >= 1000.0,
+            "{e} ended after {ms} ms, before its 1 s limit"
+        );
     }
     for marker in ["sleep 7.123", "sleep 7.125", "sleep 0.0517"] {
         assert!(none_left(marker), "a '{marker}' process survived");

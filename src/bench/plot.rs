@@ -321,7 +321,8 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// How `a` hides under `b`: `= b` when every point of `a` is one of `b`'s,
-/// `= b at k of n` when at least half are; `None` otherwise.
+/// `= b at k of n` when at least half are (points and lines; a step curve
+/// only when it is `b` whole); `None` otherwise.
 fn coincide(a: &Series, b: &Series) -> Option<String> {
     let n = a.points.len();
     let k = a
@@ -333,6 +334,12 @@ fn coincide(a: &Series, b: &Series) -> Option<String> {
                 .any(|q| q.0 == p.0 && (q.1 - p.1).abs() <= 1e-9)
         })
         .count();
+    // A step curve (a profile) shares its end points with most others: only
+    // a whole curve drawn twice is worth a note.
+    let whole = k == n && b.points.len() == n;
+    if matches!(a.style, Style::Step) && !whole {
+        return None;
+    }
     if n == 0 || 2 * k < n.max(2) {
         None
     } else if k == n {
