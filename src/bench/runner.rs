@@ -11,7 +11,9 @@ use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
 use crate::bench::{plot, summary};
 use crate::core::registry::read_instance;
-use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, StopReason};
+use crate::core::{
+    interrupt, FailureReason, ForeignEngine, ProblemInstance, SolveOptions, StopReason,
+};
 use crate::error::{Error, Result};
 use crate::external::ExternalEngines;
 use crate::io::collect_instance_files;
@@ -21,7 +23,7 @@ use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Results file names inside the output folder.
@@ -65,6 +67,44 @@ pub struct BenchConfig {
     pub solutions: Vec<PathBuf>,
     /// The engine name of every imported row (`--solutions-engine`).
     pub solutions_engine: Option<String>,
+    /// Engines handed in by a library caller (the Python package's
+    /// functions): run on every instance they apply to, like external ones.
+    pub foreign: ForeignEngines,
+}
+
+/// Engines from a library caller, by name ([`BenchConfig::foreign`]).
+#[derive(Clone, Default)]
+pub struct ForeignEngines(pub Vec<Arc<dyn ForeignEngine>>);
+
+impl ForeignEngines {
+    /// Their names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.0.iter().map(|e| e.name().to_string()).collect()
+    }
+
+    /// The one named `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn ForeignEngine> {
+        self.0.iter().find(|e| e.name() == name).map(|e| e.as_ref())
+    }
+
+    /// A usage error when a name is taken already (by `known` or another).
+    fn check_names(&self, known: &[String]) -> Result<()> {
+        for (i, name) in self.names().iter().enumerate() {
+            if known.contains(name) || self.0[..i].iter().any(|e| e.name() == name) {
+                return Err(Error::Usage(format!(
+                    "engine name '{name}' is taken (by a built-in, external or another \
+                     engine); choose another"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for ForeignEngines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
 }
 
 impl BenchConfig {
@@ -83,6 +123,7 @@ impl BenchConfig {
             external: ExternalEngines::default(),
             solutions: Vec::new(),
             solutions_engine: None,
+            foreign: ForeignEngines::default(),
         }
     }
 }
@@ -124,6 +165,8 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
     let mut known = dispatch.known_engines();
     crate::external::spec::check_names(&config.external.specs, &known)?;
     known.extend(config.external.names());
+    config.foreign.check_names(&known)?;
+    known.extend(config.foreign.names());
     check_engines(config.engines.as_deref(), &known)?;
     interrupt::install();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -282,10 +325,17 @@ fn units<'a>(loaded: &'a [Loaded], config: &BenchConfig, dispatch: &dyn Dispatch
         let external = config.external.specs.iter().filter(|s| {
             inst.unsolvable().is_none() && s.applies(inst.family().name(), inst.problem()).is_ok()
         });
+        let foreign = config
+            .foreign
+            .0
+            .iter()
+            .filter(|f| inst.unsolvable().is_none() && f.applies(inst).is_ok());
         let mut engines = dispatch.applicable_engines(inst);
         engines.extend(external.map(|s| s.name.clone()));
+        engines.extend(foreign.map(|f| f.name().to_string()));
         for engine in engines {
             let wanted = config.external.get(&engine).is_some()
+                || config.foreign.get(&engine).is_some()
                 || config.engines.as_ref().is_none_or(|w| w.contains(&engine));
             let mine = config.shard.is_none_or(|s| s.owns(&l.file, &engine));
             if wanted && mine {
@@ -468,6 +518,9 @@ fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow
             let mut rec = inst.run_foreign(i, &opts);
             rec.time_ms = i.time_ms();
             return rec;
+        }
+        if let Some(f) = config.foreign.get(&u.engine) {
+            return inst.run_foreign(f, &opts);
         }
         match config.external.get(&u.engine) {
             Some(spec) => {

@@ -122,6 +122,25 @@ where
     }
 }
 
+/// Parses `args` (the program name first) and runs the command, returning
+/// its exit code or its error (nothing is printed for an error, unlike
+/// [`run_args`]; `--help` and `--version` print and give `Ok(0)`).
+pub fn try_run_args<I, T>(args: I) -> Result<i32>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = match command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) if e.use_stderr() => return Err(Error::Usage(e.render().to_string())),
+        Err(e) => {
+            let _ = e.print();
+            return Ok(0);
+        }
+    };
+    dispatch(&matches)
+}
+
 fn dispatch(m: &clap::ArgMatches) -> Result<i32> {
     let hooks = hooks();
     let (name, sub) = m

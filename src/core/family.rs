@@ -13,10 +13,10 @@
 
 use crate::core::outcome::Verdict;
 use crate::core::{ForeignEngine, ParamSpec, SolveOptions, SolveRecord};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::any::Any;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Instance attributes copied into every benchmark row: a size for "runtime
 /// vs size" plots and a few scalar features (e.g. servers, clients, bound
@@ -48,6 +48,88 @@ pub struct EvalReport {
     pub verdict: Verdict,
 }
 
+/// An instance file's text and where it came from: what [`Family::parse`]
+/// reads, from a file ([`Source::read`]) or from memory (the Python
+/// package's array constructors), with the same checks and the same errors.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The JSON text.
+    pub text: String,
+    /// What errors name as the file (a path, or e.g. `<arrays>`).
+    pub file: String,
+    /// The folder side files (CSV matrices) are relative to.
+    pub base: PathBuf,
+    /// The instance's name when the text gives none (a file's stem).
+    pub default_name: String,
+}
+
+impl Source {
+    /// Reads a file: its text, its path as the name errors use, its folder
+    /// and its stem.
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = crate::io::read_text(path)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "instance".into());
+        Ok(Source {
+            text,
+            file: path.display().to_string(),
+            base: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            default_name: stem,
+        })
+    }
+
+    /// Text held in memory: `file` names it in errors, side files are
+    /// relative to the current folder, the default name is `default_name`.
+    pub fn memory(text: String, file: &str, default_name: &str) -> Self {
+        Source {
+            text,
+            file: file.to_string(),
+            base: PathBuf::from("."),
+            default_name: default_name.to_string(),
+        }
+    }
+}
+
+/// A numeric array of an instance's data (row-major), for numpy views.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedArray {
+    /// Its name (`access`, `delay`, …).
+    pub name: &'static str,
+    /// Its shape (one entry for a vector, two for a matrix).
+    pub shape: Vec<usize>,
+    /// The values, row-major; `NaN` where the file has `null` (no link).
+    pub data: Vec<f64>,
+}
+
+impl NamedArray {
+    /// A matrix of `rows` rows from a row-major vector.
+    pub fn matrix(name: &'static str, rows: usize, data: Vec<f64>) -> Self {
+        let cols = data.len().checked_div(rows).unwrap_or(0);
+        NamedArray {
+            name,
+            shape: vec![rows, cols],
+            data,
+        }
+    }
+
+    /// A vector.
+    pub fn vector(name: &'static str, data: Vec<f64>) -> Self {
+        NamedArray {
+            name,
+            shape: vec![data.len()],
+            data,
+        }
+    }
+}
+
+/// What a family cannot do from memory (a family from outside the crate that
+/// implements only the file interface).
+fn unsupported(family: &str, what: &str) -> Error {
+    Error::Usage(format!("the '{family}' family does not support {what}"))
+}
+
 /// A problem family.
 pub trait Family: Sync + Send {
     /// The family's name (its folder), e.g. `spd`.
@@ -76,6 +158,18 @@ pub trait Family: Sync + Send {
         start: Option<&str>,
         opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>>;
+
+    /// Reads an instance from its text ([`Source`]): the same checks and
+    /// errors as [`Family::read`] on a file holding that text. Default: not
+    /// supported (a usage error).
+    fn parse(
+        &self,
+        _src: &Source,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        Err(unsupported(self.name(), "reading instances from memory"))
+    }
 
     /// Every engine name, in table order (its engine list's names).
     fn engines(&self) -> Vec<String>;
@@ -136,7 +230,44 @@ pub trait ProblemInstance: Send + Sync {
     }
 
     /// Evaluates a solution file (a `solve --out` file or a bare solution).
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport>;
+    /// Default: the file's JSON through [`ProblemInstance::eval_value`].
+    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+        let file = solution.display().to_string();
+        let text = crate::io::read_text(solution)?;
+        let value = crate::io::json_strict::parse_value(&text, &file)?;
+        self.eval_value(value, &file)
+    }
+
+    /// Evaluates a solution given as JSON (a whole solution file's content
+    /// or the bare solution); `file` names it in errors.
+    fn eval_value(&self, _solution: Value, _file: &str) -> Result<EvalReport> {
+        Err(unsupported(
+            self.family().name(),
+            "evaluating JSON solutions",
+        ))
+    }
+
+    /// The family's solution for one assignment (a server or mirror index
+    /// per client), for families whose solutions are one; others: a usage
+    /// error.
+    fn solution_from_assignment(&self, _assign: &[usize]) -> Result<Value> {
+        Err(Error::Usage(format!(
+            "a '{}' solution is not one assignment: give the solution object",
+            self.problem()
+        )))
+    }
+
+    /// The instance as a self-contained instance file's JSON (side files
+    /// inlined), which [`Family::parse`] reads back to an equal instance.
+    fn to_value(&self) -> Result<Value> {
+        Err(unsupported(self.family().name(), "writing instances"))
+    }
+
+    /// Its numeric data as named arrays (e.g. SPD's `access`), for numpy.
+    /// Default: none.
+    fn arrays(&self) -> Vec<NamedArray> {
+        Vec::new()
+    }
 
     /// For downcasting to the family's own type.
     fn as_any(&self) -> &dyn Any;

@@ -42,9 +42,22 @@ pub fn clear() {
     cell().store(false, Ordering::Relaxed);
 }
 
+static HOST_OWNS_SIGNALS: AtomicBool = AtomicBool::new(false);
+
+/// Leaves SIGINT and SIGTERM to the host program (the Python interpreter,
+/// whose Ctrl-C is `KeyboardInterrupt`): [`install`] does nothing from now
+/// on, and the host raises the flag ([`raise`]) when it wants runs stopped.
+pub fn leave_signals_to_host() {
+    HOST_OWNS_SIGNALS.store(true, Ordering::SeqCst);
+}
+
 /// Installs the Ctrl-C handler (once per process; later calls do nothing).
-/// The first press raises the flag, the second exits with 130.
+/// The first press raises the flag, the second exits with 130. Nothing is
+/// installed once [`leave_signals_to_host`] was called.
 pub fn install() {
+    if HOST_OWNS_SIGNALS.load(Ordering::SeqCst) {
+        return;
+    }
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         static PRESSES: AtomicUsize = AtomicUsize::new(0);

@@ -17,7 +17,9 @@ pub mod table;
 
 pub use deadline::Deadline;
 pub use engine::{Ctx, Engine, ForeignEngine, Problem};
-pub use family::{EvalReport, Family, InstanceFeatures, ProblemInstance, SolveRow};
+pub use family::{
+    EvalReport, Family, InstanceFeatures, NamedArray, ProblemInstance, SolveRow, Source,
+};
 pub use options::{ParamKind, ParamSpec, ParamValue, SolveOptions};
 pub use outcome::{fill_record, metrics_map, Outcome, Verdict};
 pub use record::SolveRecord;

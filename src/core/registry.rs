@@ -6,7 +6,7 @@
 //! [`register`]; from then on `solve`, `eval`, `bench`, `gen` and `repro`
 //! treat it like the built-in ones.
 
-use crate::core::family::{Family, ProblemInstance};
+use crate::core::family::{Family, ProblemInstance, Source};
 use crate::core::{ParamSpec, SolveOptions};
 use crate::error::{Error, Result};
 use std::path::Path;
@@ -78,13 +78,18 @@ pub fn params() -> Vec<ParamSpec> {
 /// The `"problem"` field of an instance file.
 pub fn problem_of(path: &Path) -> Result<String> {
     let text = crate::io::read_text(path)?;
-    let file = path.display().to_string();
-    let value = crate::io::json_strict::parse_value(&text, &file)?;
+    problem_of_text(&text, &path.display().to_string())
+}
+
+/// The `"problem"` field of an instance file's text (`file` names it in
+/// errors).
+pub fn problem_of_text(text: &str, file: &str) -> Result<String> {
+    let value = crate::io::json_strict::parse_value(text, file)?;
     match value.get("problem") {
         Some(serde_json::Value::String(p)) => Ok(p.clone()),
-        Some(_) => Err(Error::input(&file, "problem", "expected a string")),
+        Some(_) => Err(Error::input(file, "problem", "expected a string")),
         None => Err(Error::input(
-            &file,
+            file,
             "problem",
             "missing: every instance names its problem",
         )),
@@ -94,6 +99,23 @@ pub fn problem_of(path: &Path) -> Result<String> {
 /// Reads any instance file with the family its `"problem"` names.
 pub fn read_instance(path: &Path) -> Result<Box<dyn ProblemInstance>> {
     read_instance_as(path, None, None, &SolveOptions::default())
+}
+
+/// Reads an instance from its text (a file's, or one built in memory) with
+/// the family its `"problem"` names: the same checks and errors as a file.
+pub fn parse_instance(src: &Source) -> Result<Box<dyn ProblemInstance>> {
+    let problem = problem_of_text(&src.text, &src.file)?;
+    let family = reader_of(&problem).ok_or_else(|| {
+        Error::input(
+            &src.file,
+            "problem",
+            format!(
+                "'{problem}' is not a problem serverpick reads ({})",
+                problem_names().join(", ")
+            ),
+        )
+    })?;
+    family.parse(src, None, &SolveOptions::default())
 }
 
 /// Reads an instance file as `problem` (default: the file's own), with an

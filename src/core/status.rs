@@ -55,6 +55,8 @@ pub enum FailureReason {
     /// An external command failed: it could not start, exited with a
     /// non-zero code, or a signal killed it.
     CommandFailed,
+    /// A library caller's engine (a Python function) raised an exception.
+    Raised,
 }
 
 impl FailureReason {
@@ -69,6 +71,7 @@ impl FailureReason {
             FailureReason::SolverError => "solver_error",
             FailureReason::Panicked => "panicked",
             FailureReason::CommandFailed => "command_failed",
+            FailureReason::Raised => "raised",
         }
     }
 }

@@ -44,6 +44,11 @@ pub fn parse(bytes: &[u8]) -> Result<Answer, String> {
         let head: String = text.chars().take(60).collect();
         format!("the answer is not JSON ({e}); it begins {head:?}")
     })?;
+    from_value(value)
+}
+
+/// Reads an answer already parsed as JSON (a Python engine's return value).
+pub fn from_value(value: Value) -> Result<Answer, String> {
     let Value::Object(map) = value else {
         return Err("the answer is not a JSON object".into());
     };
@@ -129,6 +134,17 @@ fn claim(
         o.message = Some(m);
     }
     Ok(o)
+}
+
+/// Why a claimed objective is not the evaluator's (`None` when it agrees to
+/// 1e-6, relative or absolute, or when either is missing).
+pub fn objective_disagrees(claimed: Option<f64>, evaluated: Option<f64>) -> Option<String> {
+    let (claimed, evaluated) = (claimed?, evaluated?);
+    let close = crate::core::relative_gap(claimed, evaluated).abs() <= 1e-6
+        || (claimed - evaluated).abs() <= 1e-6;
+    (!close).then(|| {
+        format!("the answer claims objective {claimed}; the evaluator computes {evaluated}")
+    })
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! like a built-in engine's.
 
 use crate::core::{
-    relative_gap, Ctx, FailureReason, ForeignEngine, Outcome, ProblemInstance, SolveOptions,
-    SolveRecord, Status, StopReason,
+    Ctx, FailureReason, ForeignEngine, Outcome, ProblemInstance, SolveOptions, SolveRecord, Status,
+    StopReason,
 };
 use crate::external::answer::{self, Answer};
 use crate::external::process::{self, CommandSpec, Exit, Finished};
@@ -69,14 +69,10 @@ impl<'a> ExternalRun<'a> {
             rec.cpu_ms = cpu;
             rec.peak_rss_mb = rss;
         }
-        if let (Some(claimed), Some(evaluated)) = (side.objective, rec.objective) {
-            if relative_gap(claimed, evaluated).abs() > 1e-6 && (claimed - evaluated).abs() > 1e-6 {
-                rec.status = Status::Error;
-                rec.reason = Some(FailureReason::Rejected);
-                rec.message = Some(format!(
-                    "the answer claims objective {claimed}; the evaluator computes {evaluated}"
-                ));
-            }
+        if let Some(msg) = answer::objective_disagrees(side.objective, rec.objective) {
+            rec.status = Status::Error;
+            rec.reason = Some(FailureReason::Rejected);
+            rec.message = Some(msg);
         }
         rec
     }

@@ -27,6 +27,7 @@
 //! answer (linear in its size) and one evaluation.
 
 pub mod answer;
+pub mod callback;
 pub mod engine;
 pub mod process;
 pub mod spec;

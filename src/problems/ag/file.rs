@@ -399,3 +399,8 @@ pub fn write_ag(path: &Path, inst: &AgInstance) -> Result<()> {
 pub fn read_ag_solution(path: &Path) -> Result<AgSolution> {
     crate::io::solution_file::read_solution(path)
 }
+
+/// Parses and validates an instance from its [`crate::core::Source`].
+pub fn parse_ag_source(src: &crate::core::Source) -> Result<AgInstance> {
+    parse_ag_in(&src.text, &src.file, &src.default_name, &src.base)
+}

@@ -32,7 +32,7 @@ use crate::core::engine;
 use crate::core::table::{short, Table};
 use crate::core::{
     EvalReport, Family, ForeignEngine, InstanceFeatures, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    SolveRecord, SolveRow, Source,
 };
 use crate::error::Result;
 use engines::ENGINES;
@@ -71,6 +71,15 @@ impl Family for AgFamily {
         _opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
         Ok(Box::new(Instance(file::read_ag(path)?)))
+    }
+
+    fn parse(
+        &self,
+        src: &Source,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        Ok(Box::new(Instance(file::parse_ag_source(src)?)))
     }
 
     fn engines(&self) -> Vec<String> {
@@ -131,9 +140,14 @@ impl ProblemInstance for Instance {
         engines::REPORTED.to_vec()
     }
 
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+    fn to_value(&self) -> Result<Value> {
+        Ok(file::to_file_value(&self.0))
+    }
+
+    fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
         let inst = &self.0;
-        let sol = file::read_ag_solution(solution)?;
+        let sol: model::AgSolution =
+            crate::io::solution_file::solution_from_value(solution, source)?;
         let ev = evaluate(inst, &sol);
         let mut lines = vec![(
             "instance".to_string(),

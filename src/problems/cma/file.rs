@@ -24,6 +24,7 @@
 //!
 //! Unknown fields are rejected; every error names the file, field and index.
 
+use crate::core::{NamedArray, Source};
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::json_strict::{parse_typed, parse_value};
@@ -89,14 +90,13 @@ pub struct CmaFile {
 
 /// Reads and validates a CMA instance file.
 pub fn read_cma(path: &Path) -> Result<CmaInstance> {
-    let text = crate::io::read_text(path)?;
-    let file = path.display().to_string();
-    let base = path.parent().unwrap_or(Path::new("."));
-    let default_name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "instance".into());
-    parse_cma_named(&text, &file, base, &default_name)
+    parse_cma_source(&Source::read(path)?)
+}
+
+/// Parses and validates an instance from its [`Source`] (a file's text or
+/// one built in memory).
+pub fn parse_cma_source(src: &Source) -> Result<CmaInstance> {
+    parse_cma_named(&src.text, &src.file, &src.base, &src.default_name)
 }
 
 /// Parses a CMA instance from JSON text (CSV paths relative to `base`).
@@ -569,14 +569,19 @@ fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
 pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
     let file = path.display().to_string();
     let text = crate::io::read_text(path)?;
-    let value = parse_value(&text, &file)?;
+    cma_assignment_from_value(parse_value(&text, &file)?, &file)
+}
+
+/// A CMA static solution from a solution file's JSON (see
+/// [`read_cma_assignment`]); `file` names it in errors.
+pub fn cma_assignment_from_value(value: Value, file: &str) -> Result<Vec<usize>> {
     let inner = match value.get("solution") {
         Some(s) if value.get("engine").is_some() => s.clone(),
         _ => value,
     };
     let Some(Value::Array(items)) = inner.get("assign") else {
         return Err(Error::input(
-            &file,
+            file,
             "assign",
             "expected {\"assign\": [mirror per client row]}",
         ));
@@ -587,11 +592,60 @@ pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
         .map(|(i, v)| {
             v.as_u64().map(|j| j as usize).ok_or_else(|| {
                 Error::input(
-                    &file,
+                    file,
                     format!("assign[{i}]"),
                     format!("{v} is not a mirror index"),
                 )
             })
         })
         .collect()
+}
+
+/// The instance as a self-contained file's JSON (the matrix inlined).
+pub fn to_value(inst: &CmaInstance) -> Result<Value> {
+    serde_json::to_value(to_file(inst, None))
+        .map_err(|e| Error::Usage(format!("cannot serialise instance '{}': {e}", inst.name)))
+}
+
+/// Its data as arrays: `delay` (client rows × mirrors) and `capacity`.
+pub fn arrays(inst: &CmaInstance) -> Vec<NamedArray> {
+    let delay: Vec<f64> = (0..inst.clients())
+        .flat_map(|i| inst.row(i).iter().copied())
+        .collect();
+    let capacity = inst.capacity.iter().map(|&c| c as f64).collect();
+    let mut out = vec![
+        NamedArray::matrix("delay", inst.clients(), delay),
+        NamedArray::vector("capacity", capacity),
+    ];
+    if let Some(cost) = &inst.open_cost {
+        out.push(NamedArray::vector("open_cost", cost.clone()));
+    }
+    out
+}
+
+/// An instance file's JSON from arrays (the Python package's
+/// `cma_instance`): `delay` is `rows × mirrors` row-major; whole
+/// capacities are written as integers, others as given (which the file
+/// checks refuse). Read it with [`parse_cma_source`] for the file checks.
+pub fn value_from_arrays(name: Option<&str>, delay: (usize, &[f64]), capacity: &[f64]) -> Value {
+    let (rows, data) = delay;
+    let number = |x: f64| {
+        if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
+            Value::from(x as u64)
+        } else {
+            crate::problems::spd::file::finite_or_null(x)
+        }
+    };
+    let matrix = crate::problems::spd::file::json_rows(rows, data);
+    let mut file = json!({
+        "problem": "cma",
+        "version": 1,
+        "mirrors": capacity.len(),
+        "capacity": capacity.iter().map(|&c| number(c)).collect::<Vec<_>>(),
+        "delay": matrix,
+    });
+    if let (Some(n), Some(obj)) = (name, file.as_object_mut()) {
+        obj.insert("name".into(), Value::from(n));
+    }
+    file
 }

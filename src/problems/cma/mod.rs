@@ -36,8 +36,8 @@ pub mod sim;
 use crate::core::engine;
 use crate::core::table::{fmt_ms, note, Table};
 use crate::core::{
-    EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, NamedArray, ParamSpec, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow, Source,
 };
 use crate::error::Result;
 use eval::{evaluate_cma_static, CmaReport, DEFAULT_THRESHOLD_MS};
@@ -71,6 +71,15 @@ impl Family for CmaFamily {
         _opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
         Ok(Box::new(Instance(file::read_cma(path)?)))
+    }
+
+    fn parse(
+        &self,
+        src: &Source,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        Ok(Box::new(Instance(file::parse_cma_source(src)?)))
     }
 
     fn engines(&self) -> Vec<String> {
@@ -143,9 +152,21 @@ impl ProblemInstance for Instance {
         engine::run_foreign(foreign, self, &self.0, opts)
     }
 
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+    fn solution_from_assignment(&self, assign: &[usize]) -> Result<Value> {
+        Ok(json!({ "assign": assign }))
+    }
+
+    fn to_value(&self) -> Result<Value> {
+        file::to_value(&self.0)
+    }
+
+    fn arrays(&self) -> Vec<NamedArray> {
+        file::arrays(&self.0)
+    }
+
+    fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
         let inst = &self.0;
-        let assign = file::read_cma_assignment(solution)?;
+        let assign = file::cma_assignment_from_value(solution, source)?;
         let ev = evaluate_cma_static(inst, &assign, DEFAULT_THRESHOLD_MS);
         let m = &ev.metrics;
         let lines = vec![

@@ -20,7 +20,7 @@
 //! Unknown fields are rejected; every error names the file, field and index.
 
 use crate::error::{Error, Result};
-use crate::io::solution_file::read_solution;
+use crate::io::solution_file::solution_from_value;
 use crate::problems::ranges::model::{
     normalise, MapSpec, Owners, RangesInstance, RangesSolution, Starts, Subscription,
 };
@@ -227,7 +227,15 @@ pub fn write_ranges(path: &Path, inst: &RangesInstance) -> Result<()> {
 /// error naming it (`solution.owner[17]`).
 pub fn read_ranges_solution(path: &Path) -> Result<RangesSolution> {
     let file = path.display().to_string();
-    let v: Value = read_solution(path)?;
+    let text = crate::io::read_text(path)?;
+    ranges_solution_from_value(crate::io::json_strict::parse_value(&text, &file)?, &file)
+}
+
+/// A ranges solution from a solution file's JSON (see
+/// [`read_ranges_solution`]); `file` names it in errors.
+pub fn ranges_solution_from_value(value: Value, file: &str) -> Result<RangesSolution> {
+    let file = file.to_string();
+    let v: Value = solution_from_value(value, &file)?;
     let obj = v.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
         Error::input(
             &file,

@@ -45,7 +45,7 @@ use crate::core::engine;
 use crate::core::table::{short, Table};
 use crate::core::{
     EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    SolveRecord, SolveRow, Source,
 };
 use crate::error::Result;
 use engines::{RangesRun, BUDGET, DELTA, REGIONS, VNODES};
@@ -77,7 +77,16 @@ impl Family for RangesFamily {
         start: Option<&str>,
         opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
-        let inst = file::read_ranges(path)?;
+        self.parse(&Source::read(path)?, start, opts)
+    }
+
+    fn parse(
+        &self,
+        src: &Source,
+        start: Option<&str>,
+        opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        let inst = file::parse_ranges(&src.text, &src.file, &src.default_name)?;
         let current = match start {
             Some(s) => Some(start::current_split(&inst, s, opts)?),
             None => None,
@@ -163,9 +172,13 @@ impl ProblemInstance for Instance {
         vec!["ranges", engines::ANY_OWNERSHIP, engines::WITHIN_BUDGET]
     }
 
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
+    fn to_value(&self) -> Result<Value> {
+        Ok(file::to_file_value(&self.0))
+    }
+
+    fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
         let inst = &self.0;
-        let sol = file::read_ranges_solution(solution)?;
+        let sol = file::ranges_solution_from_value(solution, source)?;
         let ev = evaluate(inst, &sol);
         let mut lines = vec![(
             "instance".to_string(),

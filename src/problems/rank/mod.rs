@@ -28,10 +28,10 @@ use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
 use crate::core::table::{short, Table};
 use crate::core::{
     EvalReport, Family, ForeignEngine, InstanceFeatures, Outcome, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow, Status, Verdict,
+    SolveRecord, SolveRow, Source, Status, Verdict,
 };
 use crate::error::Result;
-use crate::io::solution_file::read_solution;
+use crate::io::solution_file::solution_from_value;
 use eval::{evaluate_order, RankReport, RankSolution};
 use model::RankInstance;
 use score::Preset;
@@ -77,6 +77,16 @@ impl Family for RankFamily {
         _opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
         Ok(Box::new(Instance(file::read_rank(path)?)))
+    }
+
+    fn parse(
+        &self,
+        src: &Source,
+        _start: Option<&str>,
+        _opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        let inst = file::parse_rank(&src.text, &src.file, &src.default_name)?;
+        Ok(Box::new(Instance(inst)))
     }
 
     fn engines(&self) -> Vec<String> {
@@ -195,8 +205,8 @@ impl ProblemInstance for Instance {
         engine::run_foreign(foreign, self, &self.0, opts)
     }
 
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
-        let sol: RankSolution = read_solution(solution)?;
+    fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
+        let sol: RankSolution = solution_from_value(solution, source)?;
         let (report, verdict) = evaluate_order(&self.0, &sol.order);
         let mut lines = vec![(
             "instance".to_string(),

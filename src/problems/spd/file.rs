@@ -3,6 +3,7 @@
 //! field and the index. Latencies (`access`, `links`, `server_latency`) are at
 //! most [`crate::net::matrix::MAX_LATENCY_MS`] (1e9 ms, see `io::matrix`).
 
+use crate::core::{NamedArray, Source};
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::json_strict::{from_value, parse_typed};
@@ -56,15 +57,14 @@ pub struct SpdFile {
 
 /// Reads and validates an SPD/SPDVR instance file.
 pub fn read_spd(path: &Path) -> Result<SpdInstance> {
-    let text = crate::io::read_text(path)?;
-    let file = display_name(path);
-    let raw: SpdFile = parse_typed(&text, &file)?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    let default_name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "instance".into());
-    validate(raw, &file, base, &default_name)
+    parse_spd_source(&Source::read(path)?)
+}
+
+/// Parses and validates an instance from its [`Source`] (a file's text or
+/// one built in memory).
+pub fn parse_spd_source(src: &Source) -> Result<SpdInstance> {
+    let raw: SpdFile = parse_typed(&src.text, &src.file)?;
+    validate(raw, &src.file, &src.base, &src.default_name)
 }
 
 /// Parses an instance from JSON text (CSV paths relative to `base`).
@@ -452,4 +452,95 @@ pub fn format_rows(value: &Value) -> String {
 /// A link's latency as people read it (`null` = no link).
 fn link(x: Option<f64>) -> String {
     x.map_or_else(|| "null (no link)".into(), |v| format!("{v}"))
+}
+
+/// The instance as a self-contained file's JSON.
+pub fn to_value(inst: &SpdInstance) -> Result<Value> {
+    serde_json::to_value(to_file(inst))
+        .map_err(|e| Error::Usage(format!("cannot serialise instance '{}': {e}", inst.name)))
+}
+
+/// Its data as arrays: `access` (clients × servers), `server_latency` (the
+/// direct links, `NaN` where there is none, 0 on the diagonal), `distance`
+/// (shortest paths between servers) and the scalar `mu`.
+pub fn arrays(inst: &SpdInstance) -> Vec<NamedArray> {
+    let (n, m) = (inst.servers(), inst.clients());
+    let access: Vec<f64> = (0..m)
+        .flat_map(|c| inst.access_row(c).iter().map(|&a| nan_if_infinite(a)))
+        .collect();
+    let mut links = vec![f64::NAN; n * n];
+    for s in 0..n {
+        links[s * n + s] = 0.0;
+    }
+    for (u, v, w) in inst.network.links() {
+        links[u * n + v] = w;
+        links[v * n + u] = w;
+    }
+    let distance: Vec<f64> = (0..n)
+        .flat_map(|s| (0..n).map(move |t| (s, t)))
+        .map(|(s, t)| nan_if_infinite(inst.network.dist(s, t)))
+        .collect();
+    vec![
+        NamedArray::matrix("access", m, access),
+        NamedArray::matrix("server_latency", n, links),
+        NamedArray::matrix("distance", n, distance),
+        NamedArray {
+            name: "mu",
+            shape: Vec::new(),
+            data: vec![inst.bound],
+        },
+    ]
+}
+
+fn nan_if_infinite(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        f64::NAN
+    }
+}
+
+/// An instance file's JSON from arrays (the Python package's
+/// `spd_instance`): `access` is `clients × servers` row-major, `latency`
+/// the `servers × servers` direct links; `NaN` or ±∞ become `null` (no link,
+/// unreachable). Read it with [`parse_spd_source`] for the file checks.
+pub fn value_from_arrays(
+    name: Option<&str>,
+    model: &str,
+    mu: f64,
+    latency: (usize, &[f64]),
+    access: (usize, &[f64]),
+) -> Value {
+    let rows = |(n, data): (usize, &[f64])| -> Value { json_rows(n, data) };
+    let mut file = serde_json::json!({
+        "problem": "spd",
+        "version": 1,
+        "model": model,
+        "bound": finite_or_null(mu),
+        "servers": latency.0,
+        "server_latency": rows(latency),
+        "access": rows(access),
+    });
+    if let (Some(n), Some(obj)) = (name, file.as_object_mut()) {
+        obj.insert("name".into(), Value::from(n));
+    }
+    file
+}
+
+/// A finite number as JSON, anything else as `null`.
+pub fn finite_or_null(x: f64) -> Value {
+    serde_json::Number::from_f64(x)
+        .filter(|_| x.is_finite())
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
+}
+
+/// `rows` rows of a row-major matrix as JSON arrays (non-finite → `null`).
+pub fn json_rows(rows: usize, data: &[f64]) -> Value {
+    let width = data.len().checked_div(rows).unwrap_or(0);
+    let row = |r: usize| {
+        let cells = data.get(r * width..(r + 1) * width).unwrap_or_default();
+        Value::Array(cells.iter().map(|&x| finite_or_null(x)).collect())
+    };
+    Value::Array((0..rows).map(row).collect())
 }

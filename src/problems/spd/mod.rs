@@ -34,14 +34,14 @@ pub mod zizo;
 
 use crate::core::engine;
 use crate::core::{
-    EvalReport, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance, SolveOptions,
-    SolveRecord, SolveRow,
+    EvalReport, Family, ForeignEngine, InstanceFeatures, NamedArray, ParamSpec, ProblemInstance,
+    SolveOptions, SolveRecord, SolveRow, Source,
 };
 use crate::error::Result;
-use crate::io::solution_file::read_solution;
+use crate::io::solution_file::solution_from_value;
 use eval::evaluate_spd;
 use model::{SpdInstance, SpdProblem, SpdSolution};
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::path::Path;
 
@@ -68,10 +68,19 @@ impl Family for SpdFamily {
     fn read(
         &self,
         path: &Path,
+        start: Option<&str>,
+        opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        self.parse(&Source::read(path)?, start, opts)
+    }
+
+    fn parse(
+        &self,
+        src: &Source,
         _start: Option<&str>,
         _opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
-        let mut inst = file::read_spd(path)?;
+        let mut inst = file::parse_spd_source(src)?;
         inst.problem = SpdProblem::Spd;
         Ok(Box::new(Instance(inst)))
     }
@@ -140,6 +149,16 @@ pub fn eval_report(inst: &SpdInstance, sol: &SpdSolution) -> EvalReport {
     }
 }
 
+/// A P2P solution from its assignment (a CS solution also needs its root).
+pub fn assignment_solution(inst: &SpdInstance, assign: &[usize]) -> Result<Value> {
+    if inst.model == model::CommModel::Cs {
+        return Err(crate::error::Error::Usage(
+            "a CS solution needs its root: give {\"root\": r, \"assign\": [...]}".into(),
+        ));
+    }
+    Ok(json!({ "assign": assign }))
+}
+
 impl ProblemInstance for Instance {
     fn family(&self) -> &'static dyn Family {
         &FAMILY
@@ -169,9 +188,21 @@ impl ProblemInstance for Instance {
         engine::run_foreign(foreign, self, &self.0, opts)
     }
 
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
-        let sol: SpdSolution = read_solution(solution)?;
+    fn eval_value(&self, solution: Value, file: &str) -> Result<EvalReport> {
+        let sol: SpdSolution = solution_from_value(solution, file)?;
         Ok(eval_report(&self.0, &sol))
+    }
+
+    fn solution_from_assignment(&self, assign: &[usize]) -> Result<Value> {
+        assignment_solution(&self.0, assign)
+    }
+
+    fn to_value(&self) -> Result<Value> {
+        file::to_value(&self.0)
+    }
+
+    fn arrays(&self) -> Vec<NamedArray> {
+        file::arrays(&self.0)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -21,11 +21,11 @@ pub mod spdvrp2p_h;
 
 use crate::core::engine;
 use crate::core::{
-    EvalReport, FailureReason, Family, ForeignEngine, InstanceFeatures, ParamSpec, ProblemInstance,
-    SolveOptions, SolveRecord, SolveRow,
+    EvalReport, FailureReason, Family, ForeignEngine, InstanceFeatures, NamedArray, ParamSpec,
+    ProblemInstance, SolveOptions, SolveRecord, SolveRow, Source,
 };
 use crate::error::{Error, Result};
-use crate::io::solution_file::read_solution;
+use crate::io::solution_file::solution_from_value;
 use crate::problems::spd::model::{SpdInstance, SpdProblem, SpdSolution};
 use crate::problems::spd::table::{self, Before};
 use engines::{start_for, SpdvrRun};
@@ -64,11 +64,20 @@ impl Family for SpdvrFamily {
         start: Option<&str>,
         opts: &SolveOptions,
     ) -> Result<Box<dyn ProblemInstance>> {
-        let mut inst = crate::problems::spd::file::read_spd(path)?;
+        self.parse(&Source::read(path)?, start, opts)
+    }
+
+    fn parse(
+        &self,
+        src: &Source,
+        start: Option<&str>,
+        opts: &SolveOptions,
+    ) -> Result<Box<dyn ProblemInstance>> {
+        let mut inst = crate::problems::spd::file::parse_spd_source(src)?;
         let sol = start_for(&inst, start, opts)?;
         check_start(&inst, &sol).map_err(|e| match e {
             Error::Input(mut ie) => {
-                ie.file = path.display().to_string();
+                ie.file = src.file.clone();
                 Error::Input(ie)
             }
             other => other,
@@ -164,13 +173,25 @@ impl ProblemInstance for Instance {
         }
     }
 
-    fn eval_file(&self, solution: &Path) -> Result<EvalReport> {
-        let sol: SpdSolution = read_solution(solution)?;
+    fn eval_value(&self, solution: Value, file: &str) -> Result<EvalReport> {
+        let sol: SpdSolution = solution_from_value(solution, file)?;
         let mut report = crate::problems::spd::eval_report(&self.0, &sol);
         if let Some(start) = self.start() {
             report.verdict = evaluate_spdvr(&self.0, start, &sol)?.verdict();
         }
         Ok(report)
+    }
+
+    fn solution_from_assignment(&self, assign: &[usize]) -> Result<Value> {
+        crate::problems::spd::assignment_solution(&self.0, assign)
+    }
+
+    fn to_value(&self) -> Result<Value> {
+        crate::problems::spd::file::to_value(&self.0)
+    }
+
+    fn arrays(&self) -> Vec<NamedArray> {
+        crate::problems::spd::file::arrays(&self.0)
     }
 
     fn as_any(&self) -> &dyn Any {
