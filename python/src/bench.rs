@@ -1,0 +1,133 @@
+//! `serverpick.bench`: the crate's benchmark runner, with Python functions
+//! as engines beside the built-in ones.
+
+use crate::convert;
+use crate::errors::{Error, IntoPy};
+use crate::instance::PyInstance;
+use crate::wait::{interruptible, Patience};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serverpick::bench::dispatch::Registry;
+use serverpick::bench::runner::{run_bench, BenchConfig, ForeignEngines};
+use serverpick::core::registry::parse_instance;
+use serverpick::core::{interrupt, Ctx, ForeignEngine, ProblemInstance, Source};
+use serverpick::external::callback::{CallResult, FnEngine};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// A Python function as an engine. `fixed` is the Python view of the one
+/// instance it will see (`solve`); in a bench each instance's view is built
+/// once, from the instance file's JSON, and kept.
+pub fn py_engine(
+    name: String,
+    function: Py<PyAny>,
+    fixed: Option<Py<PyInstance>>,
+) -> Arc<dyn ForeignEngine> {
+    let views: Mutex<HashMap<usize, Py<PyInstance>>> = Mutex::new(HashMap::new());
+    let call = move |inst: &dyn ProblemInstance, _ctx: &Ctx| -> CallResult {
+        Python::attach(|py| {
+            let view = match &fixed {
+                Some(v) => v.clone_ref(py),
+                None => view_of(py, inst, &views)?,
+            };
+            let ret = function.call1(py, (view,)).map_err(|e| last_line(py, &e))?;
+            convert::from_python(py, ret.bind(py), "the return value")
+                .map_err(|e| e.value(py).to_string())
+        })
+    };
+    Arc::new(FnEngine::new(name, call))
+}
+
+/// The Python view of `inst` (built once per instance of a run).
+fn view_of(
+    py: Python<'_>,
+    inst: &dyn ProblemInstance,
+    views: &Mutex<HashMap<usize, Py<PyInstance>>>,
+) -> Result<Py<PyInstance>, String> {
+    // The runner keeps every instance in place for the whole run, so its
+    // address names it.
+    let key = inst as *const dyn ProblemInstance as *const () as usize;
+    let mut map = views.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = map.get(&key) {
+        return Ok(v.clone_ref(py));
+    }
+    let value = inst.to_value().map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&value).map_err(|e| e.to_string())?;
+    let src = Source::memory(text, inst.name(), inst.name());
+    let parsed = parse_instance(&src).map_err(|e| e.to_string())?;
+    let view = Py::new(
+        py,
+        PyInstance {
+            inner: Arc::from(parsed),
+            text: Some(src.text),
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    map.insert(key, view.clone_ref(py));
+    Ok(view)
+}
+
+/// An exception as its traceback's last line (`ValueError: …`), with where
+/// it was raised.
+fn last_line(py: Python<'_>, e: &PyErr) -> String {
+    let kind = e
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "Exception".into());
+    let text = format!("{kind}: {}", e.value(py));
+    let place = e.traceback(py).and_then(|tb| {
+        let frames = py
+            .import("traceback")
+            .ok()?
+            .call_method1("extract_tb", (tb,))
+            .ok()?;
+        let last = frames.get_item(-1).ok()?;
+        let file: String = last.getattr("filename").ok()?.extract().ok()?;
+        let line: usize = last.getattr("lineno").ok()?.extract().ok()?;
+        let func: String = last.getattr("name").ok()?.extract().ok()?;
+        Some(format!(" (raised at {file}:{line} in {func})"))
+    });
+    format!("{text}{}", place.unwrap_or_default())
+}
+
+/// Runs the benchmark; the rows as dicts and the conflicts.
+#[pyfunction]
+#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn _bench<'py>(
+    py: Python<'py>,
+    paths: Vec<PathBuf>,
+    out: PathBuf,
+    engines: Option<Vec<String>>,
+    python_engines: Vec<(String, Py<PyAny>)>,
+    time_limit: Option<f64>,
+    repeat: u32,
+    seed: u64,
+    jobs: usize,
+    resume: bool,
+    progress: bool,
+    params: Option<&Bound<'py, PyDict>>,
+) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+    let mut config = BenchConfig::new(paths, out);
+    config.engines = engines;
+    config.options = crate::options(py, time_limit, seed, params)?;
+    config.repeat = repeat;
+    config.jobs = jobs;
+    config.resume = resume;
+    config.progress = progress;
+    config.foreign = ForeignEngines(
+        python_engines
+            .into_iter()
+            .map(|(name, f)| py_engine(name, f, None))
+            .collect(),
+    );
+    let outcome = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {
+        run_bench(&config, &Registry)
+    });
+    interrupt::clear();
+    let outcome = outcome?.py_err(py)?;
+    let rows = serde_json::to_value(&outcome.rows).map_err(|e| Error::new_err(e.to_string()))?;
+    Ok((convert::to_python(py, &rows)?, outcome.conflicts))
+}
