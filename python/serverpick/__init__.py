@@ -291,6 +291,7 @@ def bench(
     jobs: int = 1,
     resume: bool = False,
     progress: bool = False,
+    check: bool = True,
     **params: Any,
 ) -> List[Dict[str, Any]]:
     """Benchmarks engines over instances: the rows of `results.jsonl`.
@@ -307,7 +308,9 @@ def bench(
 
     Ctrl-C keeps the finished rows in `out` (resume with `resume=True`) and
     raises KeyboardInterrupt. Conflicts between engines (a claimed optimum
-    beaten) are warned about; their rows say so.
+    or bound beaten: a bug in one of them) raise SolverError once every
+    output is written, with `.conflicts` and `.rows` (the CLI's exit 1);
+    `check=False` warns instead and returns the rows.
     """
     items: List[Union[Instance, PathLike]]
     if isinstance(instances_or_paths, (Instance, str, os.PathLike)):
@@ -334,6 +337,11 @@ def bench(
             bool(progress),
             params,
         )
+    if conflicts and check:
+        err = SolverError(f"{len(conflicts)} conflict(s): " + "; ".join(conflicts))
+        err.conflicts = conflicts  # type: ignore[attr-defined]
+        err.rows = rows  # type: ignore[attr-defined]
+        raise err
     for c in conflicts:
         warnings.warn(f"serverpick bench: conflict: {c}", RuntimeWarning, stacklevel=2)
     return rows

@@ -11,7 +11,7 @@ use serverpick::bench::dispatch::Registry;
 use serverpick::bench::runner::{run_bench, BenchConfig, ForeignEngines};
 use serverpick::core::registry::parse_instance;
 use serverpick::core::{interrupt, Ctx, ForeignEngine, ProblemInstance, Source};
-use serverpick::external::callback::{CallResult, FnEngine};
+use serverpick::external::callback::{CallError, CallResult, FnEngine};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -29,11 +29,13 @@ pub fn py_engine(
         Python::attach(|py| {
             let view = match &fixed {
                 Some(v) => v.clone_ref(py),
-                None => view_of(py, inst, &views)?,
+                None => view_of(py, inst, &views).map_err(CallError::Raised)?,
             };
-            let ret = function.call1(py, (view,)).map_err(|e| last_line(py, &e))?;
+            let ret = function
+                .call1(py, (view,))
+                .map_err(|e| CallError::Raised(last_line(py, &e)))?;
             convert::from_python(py, ret.bind(py), "the return value")
-                .map_err(|e| e.value(py).to_string())
+                .map_err(|e| CallError::Rejected(e.value(py).to_string()))
         })
     };
     Arc::new(FnEngine::new(name, call))

@@ -229,6 +229,14 @@ fn _solve<'py>(
     seed: u64,
     params: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let known = instance.inner.family().engines();
+    if !known.contains(&engine) {
+        return Err(errors::UsageError::new_err(format!(
+            "unknown {} engine '{engine}' (known: {})",
+            instance.inner.family().name(),
+            known.join(", ")
+        )));
+    }
     let flag = Arc::new(AtomicBool::new(false));
     let opts = options(py, time_limit, seed, params)?;
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));

@@ -13,9 +13,19 @@ use crate::core::{Ctx, FailureReason, ForeignEngine, Outcome, ProblemInstance};
 use crate::external::answer;
 use serde_json::Value;
 
-/// What a function engine's call gives: the answer as JSON, or the message
-/// of what went wrong (an exception's last line).
-pub type CallResult = Result<Value, String>;
+/// What a function engine's call gives: the answer as JSON, or what went
+/// wrong.
+pub type CallResult = Result<Value, CallError>;
+
+/// What went wrong in a function engine's call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// The function raised (an exception's last line): reason `raised`.
+    Raised(String),
+    /// It returned something that is not an answer (not JSON data):
+    /// reason `rejected`.
+    Rejected(String),
+}
 
 /// A function engine: its name, the families or problems it is for (empty:
 /// all) and the function.
@@ -67,7 +77,8 @@ where
 
     fn solve(&self, inst: &dyn ProblemInstance, ctx: &Ctx) -> Outcome<Value> {
         match (self.call)(inst, ctx) {
-            Err(msg) => Outcome::failed(FailureReason::Raised, msg),
+            Err(CallError::Raised(msg)) => Outcome::failed(FailureReason::Raised, msg),
+            Err(CallError::Rejected(msg)) => Outcome::failed(FailureReason::Rejected, msg),
             Ok(value) => judge(inst, value),
         }
     }

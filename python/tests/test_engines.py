@@ -1,0 +1,115 @@
+"""Python functions as engines: judged by the same evaluator, in solve and
+bench; what they do wrong becomes an error row, never a crash."""
+
+import json
+
+import numpy as np
+import pytest
+
+import serverpick as sp
+
+
+@pytest.fixture()
+def cma(instances_dir):
+    return sp.read(instances_dir / "cma-small.json")
+
+
+def nearest_with_room(inst):
+    """Greedy: each client to its nearest mirror with room left."""
+    room = inst.capacity.astype(int).copy()
+    assign = []
+    for row in inst.delay:
+        j = next(j for j in np.argsort(row) if room[j] > 0)
+        room[j] -= 1
+        assign.append(int(j))
+    return np.array(assign)
+
+
+def test_a_python_engine_in_solve(cma):
+    r = sp.solve(cma, nearest_with_room)
+    assert r.engine == "nearest_with_room"
+    assert r.status == "feasible"  # no proof claimed
+    assert r.objective == sp.evaluate(cma, r.assignment).objective
+    assert r.objective >= sp.solve(cma, "exact").objective
+
+
+@pytest.mark.parametrize(
+    "fn, reason, message",
+    [
+        (lambda inst: [0] * len(inst.delay), "rejected", "capacity"),  # infeasible
+        (lambda inst: [0, 1], "rejected", "expected 8"),  # wrong length
+        (lambda inst: [-1] * 8, "rejected", "not an index"),
+        (lambda inst: "garbage", "rejected", "not a JSON object"),
+        (lambda inst: None, "rejected", "not a JSON object"),
+        (lambda inst: {"assign": "x"}, "rejected", "not a cma solution"),
+        (lambda inst: object(), "rejected", "not JSON data"),
+        (lambda inst: {"solution": {"assign": [0, 0, 2, 1, 1, 1, 2, 0]}, "bound": 1e9}, "rejected", "bound"),
+    ],
+)
+def test_what_a_python_engine_does_wrong_is_an_error_row(cma, fn, reason, message):
+    r = sp.solve(cma, fn)
+    assert r.status == "error", r
+    assert r.reason == reason, r
+    assert message in r.message, r.message
+
+
+def test_an_exception_gives_its_last_line(cma):
+    def broken(inst):
+        raise ValueError("no mirror for client 3")
+
+    r = sp.solve(cma, broken)
+    assert (r.status, r.reason) == ("error", "raised")
+    assert r.message.startswith("ValueError: no mirror for client 3 (raised at ")
+    assert "in broken" in r.message
+
+
+def test_a_claimed_objective_must_be_the_evaluators(cma):
+    sol = nearest_with_room(cma).tolist()
+    true = sp.evaluate(cma, sol).objective
+    ok = sp.solve(cma, lambda inst: {"solution": {"assign": sol}, "objective": true})
+    assert ok.status == "feasible"
+    bad = sp.solve(cma, lambda inst: {"solution": {"assign": sol}, "objective": true - 1})
+    assert (bad.status, bad.reason) == ("error", "rejected")
+    assert "claims objective" in bad.message
+
+
+def test_bench_puts_a_python_engine_beside_exact(instances_dir, tmp_path):
+    def crashes_on_spd(inst):
+        if inst.family == "spd":
+            raise RuntimeError("spd is not my thing")
+        return nearest_with_room(inst)
+
+    out = tmp_path / "out"
+    files = [instances_dir / "cma-small.json", instances_dir / "spd-fig1-p2p.json"]
+    rows = sp.bench(files, engines=["exact"], python_engines={"greedy": crashes_on_spd}, out=out, repeat=2)
+    by = {(r["instance"], r["engine"], r["repetition"]): r for r in rows}
+    assert len(rows) == 8
+    g = by[("small-static", "greedy", 0)]
+    assert g["status"] == "feasible" and g["gap"] >= 0
+    assert by[("small-static", "exact", 1)]["status"] == "optimal"
+    crash = by[("spd-fig1-p2p", "greedy", 0)]
+    assert (crash["status"], crash["reason"]) == ("error", "raised")
+    assert "RuntimeError: spd is not my thing" in crash["message"]
+    summary = (out / "summary.md").read_text()
+    assert "greedy" in summary and "exact" in summary
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert [json.loads(x)["engine"] for x in lines].count("greedy") == 4
+    assert (out / "instances").exists() is False  # paths were given, nothing copied
+
+
+def test_bench_takes_instances_built_in_python(tmp_path):
+    inst = sp.cma_instance([[10.0, 40.0], [35.0, 12.0], [20.0, 25.0]], [2, 1], name="tiny")
+    rows = sp.bench([inst], engines=["exact", "j-greedy"], python_engines={"first": lambda i: [0, 1, 0]},
+                    out=tmp_path / "b")
+    assert {r["engine"]: r["status"] for r in rows} == {"exact": "optimal", "j-greedy": "feasible",
+                                                        "first": "feasible"}
+    assert (tmp_path / "b" / "instances" / "tiny.json").exists()
+    # resume keeps the rows and runs nothing again
+    again = sp.bench([tmp_path / "b" / "instances" / "tiny.json"], engines=["exact", "j-greedy"],
+                     python_engines={"first": lambda i: [0, 1, 0]}, out=tmp_path / "b", resume=True)
+    assert len(again) == 3
+
+
+def test_python_engines_restricted_by_signature():
+    with pytest.raises(sp.UsageError, match="one argument"):
+        sp.bench([], python_engines={"two": lambda a, b: None})
