@@ -10,9 +10,9 @@ evaluator: the answers are the `serverpick` command line's.
 >>> inst = sp.cma_instance(np.array([[10., 40.], [35., 12.], [20., 25.]]), [2, 1])
 >>> r = sp.solve(inst, "exact")
 >>> r.status, r.objective, r.assignment.tolist()
-('optimal', 47.0, [0, 1, 0])
->>> sp.evaluate(inst, [1, 1, 0]).feasible      # mirror 1 holds one client
-False
+('optimal', 42.0, [0, 1, 0])
+>>> sp.evaluate(inst, [1, 1, 0]).reasons      # mirror 1 holds one client
+['mirror 1 has 2 clients, capacity 1']
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -265,9 +265,12 @@ def plan(
         return json.loads((folder / "plan.json").read_text())
 
 
-def _engine_names(python_engines: Mapping[str, Callable[..., Any]]) -> List[tuple]:
+def _engine_names(python_engines: Mapping[str, Any]) -> List[tuple]:
     pairs = []
-    for name, fn in python_engines.items():
+    for name, given in python_engines.items():
+        fn, only = given, []
+        if isinstance(given, tuple) and len(given) == 2:
+            fn, only = given[0], [given[1]] if isinstance(given[1], str) else list(given[1])
         if not callable(fn):
             raise UsageError(f"python_engines['{name}'] is not callable")
         try:
@@ -276,14 +279,16 @@ def _engine_names(python_engines: Mapping[str, Callable[..., Any]]) -> List[tupl
             raise UsageError(f"python_engines['{name}'] must take one argument (the instance): {e}") from None
         except ValueError:
             pass  # builtins without a signature
-        pairs.append((name, fn))
+        pairs.append((name, fn, only))
     return pairs
 
 
 def bench(
     instances_or_paths: Union[Instance, PathLike, Iterable[Union[Instance, PathLike]]],
     engines: Optional[Sequence[str]] = None,
-    python_engines: Optional[Mapping[str, Callable[[Instance], Answer]]] = None,
+    python_engines: Optional[
+        Mapping[str, Union[Callable[[Instance], Answer], Tuple[Callable[[Instance], Answer], Union[str, Sequence[str]]]]]
+    ] = None,
     time_limit: Optional[float] = 60.0,
     repeat: int = 1,
     out: Optional[PathLike] = None,
@@ -301,6 +306,7 @@ def bench(
     `python_engines`: `{"name": fn}`, each `fn(instance) -> solution dict |
     assignment` run beside them — timed, evaluated, cross-checked; an
     exception gives an `error` row (reason `raised`) with its last line.
+    `{"name": (fn, "cma")}` runs it on those families or problems only.
     `out` writes the same folder as `serverpick bench --out` (results.jsonl,
     results.csv, summary.md with gaps, plots); without it a scratch folder
     is used and removed. `jobs`: parallel units (1 keeps Python engines'

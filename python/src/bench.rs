@@ -16,15 +16,31 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+/// The Python views of a run's instances, by address (the runner keeps
+/// every instance in place for the whole run).
+type Views = Arc<Mutex<HashMap<usize, Py<PyInstance>>>>;
+
 /// A Python function as an engine. `fixed` is the Python view of the one
 /// instance it will see (`solve`); in a bench each instance's view is built
-/// once, from the instance file's JSON, and kept.
+/// once, from the instance file's JSON, before its first run's clock starts.
 pub fn py_engine(
     name: String,
     function: Py<PyAny>,
     fixed: Option<Py<PyInstance>>,
+    only: Vec<String>,
 ) -> Arc<dyn ForeignEngine> {
-    let views: Mutex<HashMap<usize, Py<PyInstance>>> = Mutex::new(HashMap::new());
+    let views: Views = Arc::default();
+    let warm = views.clone();
+    let has_view = fixed.is_some();
+    let prepare = move |inst: &dyn ProblemInstance| {
+        // Errors are left to the call, which reports them in its row.
+        Python::attach(|py| {
+            let _ = py.import("serverpick._convert");
+            if !has_view {
+                let _ = view_of(py, inst, &warm);
+            }
+        });
+    };
     let call = move |inst: &dyn ProblemInstance, _ctx: &Ctx| -> CallResult {
         Python::attach(|py| {
             let view = match &fixed {
@@ -38,17 +54,16 @@ pub fn py_engine(
                 .map_err(|e| CallError::Rejected(e.value(py).to_string()))
         })
     };
-    Arc::new(FnEngine::new(name, call))
+    let engine = FnEngine::new(name, call).only(only);
+    Arc::new(engine.prepare(Box::new(prepare)))
 }
 
 /// The Python view of `inst` (built once per instance of a run).
 fn view_of(
     py: Python<'_>,
     inst: &dyn ProblemInstance,
-    views: &Mutex<HashMap<usize, Py<PyInstance>>>,
+    views: &Views,
 ) -> Result<Py<PyInstance>, String> {
-    // The runner keeps every instance in place for the whole run, so its
-    // address names it.
     let key = inst as *const dyn ProblemInstance as *const () as usize;
     let mut map = views.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(v) = map.get(&key) {
@@ -103,7 +118,7 @@ pub fn _bench<'py>(
     paths: Vec<PathBuf>,
     out: PathBuf,
     engines: Option<Vec<String>>,
-    python_engines: Vec<(String, Py<PyAny>)>,
+    python_engines: Vec<(String, Py<PyAny>, Vec<String>)>,
     time_limit: Option<f64>,
     repeat: u32,
     seed: u64,
@@ -122,7 +137,7 @@ pub fn _bench<'py>(
     config.foreign = ForeignEngines(
         python_engines
             .into_iter()
-            .map(|(name, f)| py_engine(name, f, None))
+            .map(|(name, f, only)| py_engine(name, f, None, only))
             .collect(),
     );
     let outcome = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {

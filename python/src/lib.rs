@@ -264,7 +264,7 @@ fn _solve_with<'py>(
     let opts = options(py, time_limit, seed, None)?;
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));
     let inst = instance.get().inner.clone();
-    let engine = bench::py_engine(name, function, Some(instance));
+    let engine = bench::py_engine(name, function, Some(instance), Vec::new());
     let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), move || {
         inst.run_foreign(engine.as_ref(), &opts)
     })?;

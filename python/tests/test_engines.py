@@ -113,3 +113,9 @@ def test_bench_takes_instances_built_in_python(tmp_path):
 def test_python_engines_restricted_by_signature():
     with pytest.raises(sp.UsageError, match="one argument"):
         sp.bench([], python_engines={"two": lambda a, b: None})
+
+
+def test_a_python_engine_for_some_families_only(instances_dir):
+    files = [instances_dir / "cma-small.json", instances_dir / "spd-fig1-p2p.json"]
+    rows = sp.bench(files, engines=[], python_engines={"greedy": (nearest_with_room, "cma")})
+    assert [(r["instance"], r["engine"]) for r in rows] == [("small-static", "greedy")]

@@ -103,3 +103,10 @@ def test_plan_cma(instances_dir):
 def test_a_dynamic_cma_instance_has_no_engine_for_all(instances_dir):
     inst = sp.read(instances_dir / "cma-paper-fig3.json")
     assert inst.engines() == []
+
+
+def test_the_package_docstring_examples_run():
+    import doctest
+
+    failed, tried = doctest.testmod(sp, verbose=False)
+    assert tried > 0 and failed == 0

@@ -231,6 +231,9 @@ pub trait ForeignEngine: Send + Sync {
     fn applies(&self, _inst: &dyn ProblemInstance) -> std::result::Result<(), String> {
         Ok(())
     }
+    /// Untimed set-up before a run on `inst` (e.g. the Python view of the
+    /// instance a Python engine is handed). Default: nothing.
+    fn prepare(&self, _inst: &dyn ProblemInstance) {}
     /// Solves `inst`; the solution is the family's solution as JSON.
     fn solve(&self, inst: &dyn ProblemInstance, ctx: &Ctx) -> Outcome<Value>;
 }
@@ -244,6 +247,7 @@ pub fn run_foreign<P: Problem + ?Sized>(
     typed: &P,
     opts: &SolveOptions,
 ) -> SolveRecord {
+    foreign.prepare(dynamic);
     run(&Adapter { foreign, dynamic }, typed, opts)
 }
 

@@ -36,7 +36,11 @@ where
     name: String,
     only: Vec<String>,
     call: F,
+    prepare: Option<Prepare>,
 }
+
+/// An untimed set-up run before each call ([`FnEngine::prepare`]).
+pub type Prepare = Box<dyn Fn(&dyn ProblemInstance) + Send + Sync>;
 
 impl<F> FnEngine<F>
 where
@@ -48,7 +52,15 @@ where
             name: name.into(),
             only: Vec::new(),
             call,
+            prepare: None,
         }
+    }
+
+    /// Runs `prepare` before each call, outside the run's time (e.g. to
+    /// build the caller's view of the instance once).
+    pub fn prepare(mut self, prepare: Prepare) -> Self {
+        self.prepare = Some(prepare);
+        self
     }
 
     /// Restricts it to these families or problems.
@@ -72,6 +84,12 @@ where
             Ok(())
         } else {
             Err(format!("declared for {} only", self.only.join(", ")))
+        }
+    }
+
+    fn prepare(&self, inst: &dyn ProblemInstance) {
+        if let Some(p) = &self.prepare {
+            p(inst);
         }
     }
 
