@@ -106,10 +106,10 @@ fn arrays_have_the_documented_shapes() {
 #[test]
 fn from_arrays_is_checked_like_a_file() {
     use serverpick::problems::{cma, spd};
-    let v = cma::file::value_from_arrays(Some("x"), (2, &[1.0, 2.0, 3.0, 4.0]), &[1.0, 1.0]);
+    let v = cma::arrays::value_from_arrays(Some("x"), (2, &[1.0, 2.0, 3.0, 4.0]), &[1.0, 1.0]);
     let inst = from_memory(v.to_string(), "<arrays>").unwrap();
     assert_eq!(inst.arrays()[0].data, [1.0, 2.0, 3.0, 4.0]);
-    let bad = cma::file::value_from_arrays(None, (1, &[1.0, 2.0]), &[1.5, 1.0]);
+    let bad = cma::arrays::value_from_arrays(None, (1, &[1.0, 2.0]), &[1.5, 1.0]);
     let e = from_memory(bad.to_string(), "<arrays>")
         .unwrap_err()
         .to_string();

@@ -169,7 +169,7 @@ fn cma_instance(
 ) -> PyResult<PyInstance> {
     let (d_shape, d) = float_array(py, delay, "delay", 2)?;
     let (_, c) = float_array(py, capacity, "capacity", 1)?;
-    let v = serverpick::problems::cma::file::value_from_arrays(name, (d_shape[0], &d), &c);
+    let v = serverpick::problems::cma::arrays::value_from_arrays(name, (d_shape[0], &d), &c);
     from_text(
         py,
         convert::dumps(&v, None)?,

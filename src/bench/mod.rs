@@ -20,6 +20,7 @@
 
 pub mod dispatch;
 pub mod export;
+pub mod foreign;
 pub mod import;
 pub mod plot;
 pub mod profile;

@@ -6,14 +6,13 @@
 
 use crate::bench::dispatch::{error_record, Dispatch, InstanceFeatures};
 use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
+pub use crate::bench::foreign::ForeignEngines;
 use crate::bench::import::{self, Candidate, Import};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
 use crate::bench::{plot, summary};
 use crate::core::registry::read_instance;
-use crate::core::{
-    interrupt, FailureReason, ForeignEngine, ProblemInstance, SolveOptions, StopReason,
-};
+use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, StopReason};
 use crate::error::{Error, Result};
 use crate::external::ExternalEngines;
 use crate::io::collect_instance_files;
@@ -23,7 +22,7 @@ use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Results file names inside the output folder.
@@ -70,41 +69,6 @@ pub struct BenchConfig {
     /// Engines handed in by a library caller (the Python package's
     /// functions): run on every instance they apply to, like external ones.
     pub foreign: ForeignEngines,
-}
-
-/// Engines from a library caller, by name ([`BenchConfig::foreign`]).
-#[derive(Clone, Default)]
-pub struct ForeignEngines(pub Vec<Arc<dyn ForeignEngine>>);
-
-impl ForeignEngines {
-    /// Their names, in order.
-    pub fn names(&self) -> Vec<String> {
-        self.0.iter().map(|e| e.name().to_string()).collect()
-    }
-
-    /// The one named `name`.
-    pub fn get(&self, name: &str) -> Option<&dyn ForeignEngine> {
-        self.0.iter().find(|e| e.name() == name).map(|e| e.as_ref())
-    }
-
-    /// A usage error when a name is taken already (by `known` or another).
-    fn check_names(&self, known: &[String]) -> Result<()> {
-        for (i, name) in self.names().iter().enumerate() {
-            if known.contains(name) || self.0[..i].iter().any(|e| e.name() == name) {
-                return Err(Error::Usage(format!(
-                    "engine name '{name}' is taken (by a built-in, external or another \
-                     engine); choose another"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::fmt::Debug for ForeignEngines {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.names()).finish()
-    }
 }
 
 impl BenchConfig {

@@ -24,7 +24,7 @@
 //!
 //! Unknown fields are rejected; every error names the file, field and index.
 
-use crate::core::{NamedArray, Source};
+use crate::core::Source;
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::json_strict::{parse_typed, parse_value};
@@ -599,53 +599,4 @@ pub fn cma_assignment_from_value(value: Value, file: &str) -> Result<Vec<usize>>
             })
         })
         .collect()
-}
-
-/// The instance as a self-contained file's JSON (the matrix inlined).
-pub fn to_value(inst: &CmaInstance) -> Result<Value> {
-    serde_json::to_value(to_file(inst, None))
-        .map_err(|e| Error::Usage(format!("cannot serialise instance '{}': {e}", inst.name)))
-}
-
-/// Its data as arrays: `delay` (client rows × mirrors) and `capacity`.
-pub fn arrays(inst: &CmaInstance) -> Vec<NamedArray> {
-    let delay: Vec<f64> = (0..inst.clients())
-        .flat_map(|i| inst.row(i).iter().copied())
-        .collect();
-    let capacity = inst.capacity.iter().map(|&c| c as f64).collect();
-    let mut out = vec![
-        NamedArray::matrix("delay", inst.clients(), delay),
-        NamedArray::vector("capacity", capacity),
-    ];
-    if let Some(cost) = &inst.open_cost {
-        out.push(NamedArray::vector("open_cost", cost.clone()));
-    }
-    out
-}
-
-/// An instance file's JSON from arrays (the Python package's
-/// `cma_instance`): `delay` is `rows × mirrors` row-major; whole
-/// capacities are written as integers, others as given (which the file
-/// checks refuse). Read it with [`parse_cma_source`] for the file checks.
-pub fn value_from_arrays(name: Option<&str>, delay: (usize, &[f64]), capacity: &[f64]) -> Value {
-    let (rows, data) = delay;
-    let number = |x: f64| {
-        if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
-            Value::from(x as u64)
-        } else {
-            crate::problems::spd::file::finite_or_null(x)
-        }
-    };
-    let matrix = crate::problems::spd::file::json_rows(rows, data);
-    let mut file = json!({
-        "problem": "cma",
-        "version": 1,
-        "mirrors": capacity.len(),
-        "capacity": capacity.iter().map(|&c| number(c)).collect::<Vec<_>>(),
-        "delay": matrix,
-    });
-    if let (Some(n), Some(obj)) = (name, file.as_object_mut()) {
-        obj.insert("name".into(), Value::from(n));
-    }
-    file
 }

@@ -16,6 +16,7 @@
 //! - [`plan`]: capacity planning — which `K` candidate mirrors to open
 //!   (capacitated p-median), the curve over `K` (docs/plan.md).
 
+pub mod arrays;
 pub mod cli;
 pub mod engines;
 pub mod eval;
@@ -157,11 +158,11 @@ impl ProblemInstance for Instance {
     }
 
     fn to_value(&self) -> Result<Value> {
-        file::to_value(&self.0)
+        arrays::to_value(&self.0)
     }
 
     fn arrays(&self) -> Vec<NamedArray> {
-        file::arrays(&self.0)
+        arrays::arrays(&self.0)
     }
 
     fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
