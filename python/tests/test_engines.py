@@ -119,3 +119,17 @@ def test_a_python_engine_for_some_families_only(instances_dir):
     files = [instances_dir / "cma-small.json", instances_dir / "spd-fig1-p2p.json"]
     rows = sp.bench(files, engines=[], python_engines={"greedy": (nearest_with_room, "cma")})
     assert [(r["instance"], r["engine"]) for r in rows] == [("small-static", "greedy")]
+
+
+def test_a_python_engine_sees_every_family(instances_dir):
+    from test_families import STATIC
+
+    def copy_first_engine(inst):
+        # the instance handed in is a full Instance: its engines run too
+        return sp.solve(inst, inst.engines()[0], time_limit=20).solution
+
+    rows = sp.bench([instances_dir / n for n in STATIC], engines=[],
+                    python_engines={"copy": copy_first_engine}, time_limit=60)
+    assert len(rows) == len(STATIC)
+    bad = [(r["instance"], r["status"], r.get("message")) for r in rows if r["status"] not in ("feasible", "optimal")]
+    assert bad == []

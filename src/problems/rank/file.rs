@@ -163,3 +163,44 @@ fn read_server(v: Value, file: &str, i: usize) -> Result<Server> {
         favorite: false,
     })
 }
+
+/// The input as a rank file's JSON (what [`parse_rank`] reads back).
+pub fn to_file_value(inst: &RankInstance) -> Value {
+    let servers: Vec<Value> = inst
+        .servers
+        .iter()
+        .map(|s| {
+            let mut o = serde_json::Map::new();
+            o.insert("name".into(), s.name.clone().into());
+            o.insert("players".into(), s.players.into());
+            o.insert("max_players".into(), s.max_players.into());
+            let optional = [
+                ("ping", s.ping),
+                ("perf_score", s.perf_score),
+                ("skill", s.skill),
+            ];
+            for (k, v) in optional {
+                if let Some(x) = v {
+                    o.insert(k.into(), x.into());
+                }
+            }
+            if let Some(j) = s.joinable {
+                o.insert("joinable".into(), j.into());
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let mut player = serde_json::Map::new();
+    if let Some(skill) = inst.player.skill {
+        player.insert("skill".into(), skill.into());
+    }
+    player.insert("favorites".into(), inst.player.favorites.clone().into());
+    serde_json::json!({
+        "problem": "rank",
+        "version": 1,
+        "name": inst.name,
+        "preset": inst.preset.name(),
+        "player": player,
+        "servers": servers,
+    })
+}

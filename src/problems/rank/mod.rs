@@ -205,6 +205,10 @@ impl ProblemInstance for Instance {
         engine::run_foreign(foreign, self, &self.0, opts)
     }
 
+    fn to_value(&self) -> Result<Value> {
+        Ok(file::to_file_value(&self.0))
+    }
+
     fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
         let sol: RankSolution = solution_from_value(solution, source)?;
         let (report, verdict) = evaluate_order(&self.0, &sol.order);
