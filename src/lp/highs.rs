@@ -12,10 +12,13 @@
 //! returned values.
 
 use crate::core::{Deadline, Outcome, Status, StopReason};
+use crate::lp::model_out::{LogPart, SolverIo, Stage};
+use crate::lp::write::LpModel;
 use good_lp::solvers::highs::highs;
 use good_lp::variable::VariableDefinition;
 use good_lp::{Constraint, Expression, ProblemVariables, SolverModel, Variable};
 use highs::{HighsModelStatus, HighsSolutionStatus, Model, SolvedModel};
+use std::sync::Arc;
 
 /// A model under construction: good_lp variables plus their column numbers
 /// (good_lp keeps a variable's index private; HiGHS columns follow creation
@@ -24,6 +27,8 @@ use highs::{HighsModelStatus, HighsSolutionStatus, Model, SolvedModel};
 pub struct MipBuilder {
     vars: ProblemVariables,
     count: usize,
+    /// Name columns ([`Self::add_as`]): only when the model is written.
+    naming: bool,
 }
 
 /// A variable and its HiGHS column.
@@ -49,6 +54,31 @@ impl MipBuilder {
             var,
             idx: self.count - 1,
         }
+    }
+
+    /// An empty model whose columns are named ([`Self::add_as`]) when
+    /// `dl`'s run writes its models.
+    pub fn for_run(dl: &Deadline) -> Self {
+        MipBuilder {
+            naming: dl.io().is_some_and(|io| io.model_out.is_some()),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a variable that means `meaning()` (`x[client 3, server 1]`),
+    /// named so only when the model is written (the sidecar's meaning, the
+    /// file's name).
+    pub fn add_as(&mut self, def: VariableDefinition, meaning: impl FnOnce() -> String) -> Col {
+        if self.naming {
+            self.add(def.name(meaning()))
+        } else {
+            self.add(def)
+        }
+    }
+
+    /// True when the model will be written (name rows then).
+    pub fn naming(&self) -> bool {
+        self.naming
     }
 
     /// Number of variables so far.
@@ -84,6 +114,11 @@ pub struct MipSettings {
     /// model has been handed over (that hand-over is not free: seconds for
     /// millions of columns), never more than `time_limit`.
     pub deadline: Option<Deadline>,
+    /// Models out, log and threads of the run (from `deadline`, see
+    /// [`Self::within`]).
+    pub io: Option<Arc<SolverIo>>,
+    /// What this model is, for its file name and sidecar.
+    pub stage: Stage,
 }
 
 impl Default for MipSettings {
@@ -96,6 +131,8 @@ impl Default for MipSettings {
             seed: 0,
             retry_without_presolve: true,
             deadline: None,
+            io: None,
+            stage: Stage::new("model", "objective"),
         }
     }
 }
@@ -125,12 +162,43 @@ impl MipSettings {
     /// `deadline` has left (never the full limit), one thread, and
     /// `abs_gap` (just below 1 proves an integer objective optimal).
     pub fn within(deadline: &Deadline, abs_gap: f64) -> Self {
+        let io = deadline.io().cloned();
         MipSettings {
             time_limit: deadline.remaining_secs(),
             abs_gap,
             deadline: Some(deadline.clone()),
+            threads: io.as_ref().and_then(|io| io.threads).unwrap_or(1),
+            io,
             ..MipSettings::default()
         }
+    }
+
+    /// The same settings for model `stage`.
+    pub fn stage(mut self, stage: Stage) -> Self {
+        self.stage = stage;
+        self
+    }
+
+    /// Writes the model when the run writes its models; `Err`: the result
+    /// to return instead of solving (a write failure, or write-only).
+    fn write_model(
+        &self,
+        model: &MipBuilder,
+        objective: &Expression,
+        constraints: &[Constraint],
+    ) -> Result<(), MipResult> {
+        let Some(out) = self.io.as_ref().and_then(|io| io.model_out.as_ref()) else {
+            return Ok(());
+        };
+        let m = LpModel::capture(&model.vars, objective, constraints);
+        let file = out
+            .write(&m, &self.stage)
+            .map_err(|e| MipResult::error(format!("writing the model: {e}")))?;
+        if out.write_only {
+            let msg = format!("model written to {}, not solved", file.display());
+            return Err(MipResult::error(msg));
+        }
+        Ok(())
     }
 }
 
@@ -206,6 +274,9 @@ pub fn minimise(
     if let Err(why) = settings.validate() {
         return MipResult::error(format!("HiGHS settings: {why}"));
     }
+    if let Err(r) = settings.write_model(&model, &objective, &constraints) {
+        return r;
+    }
     let began = std::time::Instant::now();
     let spare = settings
         .retry_without_presolve
@@ -248,6 +319,14 @@ fn solve_once(
     settings: &MipSettings,
     presolve: bool,
 ) -> Result<MipResult, Failure> {
+    let log = settings
+        .io
+        .as_ref()
+        .and_then(|io| io.log.as_ref())
+        .map(|l| {
+            let out = settings.io.as_ref().and_then(|io| io.model_out.as_ref());
+            LogPart::new(l, out, &settings.stage.name)
+        });
     let mut model =
         prepare(model, objective, constraints, start, settings).map_err(Failure::Done)?;
     if !presolve && model.try_set_option("presolve", "off").is_err() {
@@ -255,7 +334,22 @@ fn solve_once(
             "HiGHS refused presolve = off".into(),
         )));
     }
-    let (solved, rechecked) = solve_rechecked(model, settings)?;
+    if let Some(part) = &log {
+        let path = part.part.to_string_lossy().into_owned();
+        if model.try_set_option("log_file", path.as_str()).is_err()
+            || model.try_set_option("output_flag", true).is_err()
+            || model.try_set_option("log_to_console", false).is_err()
+        {
+            return Err(Failure::Done(MipResult::error(
+                "HiGHS refused the log options".into(),
+            )));
+        }
+    }
+    let solved = solve_rechecked(model, settings);
+    if let Some(part) = log {
+        part.finish();
+    }
+    let (solved, rechecked) = solved?;
     Ok(read_result(solved, rechecked))
 }
 

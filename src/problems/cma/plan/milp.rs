@@ -6,8 +6,10 @@
 
 use super::exact::PointResult;
 use super::{Planner, SetEval};
+use crate::core::Deadline;
 use crate::error::Result;
 use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
+use crate::lp::model_out::{SolverIo, Stage};
 use good_lp::{constraint, variable, Constraint, Expression};
 use std::time::Instant;
 
@@ -17,15 +19,23 @@ pub fn solve_milp(
     planner: &mut Planner<'_>,
     k: usize,
     warm: Option<&SetEval>,
-    time_limit: Option<f64>,
+    (time_limit, io): (Option<f64>, &SolverIo),
 ) -> Result<PointResult> {
     let t = Instant::now();
     let inst = planner.inst;
     let (n, m) = (inst.clients(), inst.mirrors());
-    let mut b = MipBuilder::new();
-    let y: Vec<Col> = (0..m).map(|_| b.add(variable().binary())).collect();
+    let dl = Deadline::none().with_io(io.clone());
+    let mut b = MipBuilder::for_run(&dl);
+    let y: Vec<Col> = (0..m)
+        .map(|j| b.add_as(variable().binary(), || format!("y[mirror {j}]")))
+        .collect();
     let x: Vec<Col> = (0..n * m)
-        .map(|_| b.add(variable().min(0.0).max(1.0)))
+        .map(|p| {
+            let (i, j) = (p / m, p % m);
+            b.add_as(variable().min(0.0).max(1.0), || {
+                format!("x[client {i}, mirror {j}]")
+            })
+        })
         .collect();
     let objective: Expression = (0..n * m)
         .map(|p| inst.delay(p / m, p % m) * x[p].var)
@@ -58,6 +68,9 @@ pub fn solve_milp(
     let settings = MipSettings {
         time_limit,
         rel_gap: 1e-9,
+        threads: io.threads.unwrap_or(1),
+        io: Some(std::sync::Arc::new(io.clone())),
+        stage: Stage::new(format!("k{k}"), "Σ delay + Σ open cost with K mirrors open"),
         ..MipSettings::default()
     };
     let r = minimise(b, objective, cons, start.as_deref(), &settings);

@@ -109,7 +109,7 @@ fn milp_feasibility_matches_brute_force() {
         let (inst, lim, k) = random_case(&mut rng, seed, 6);
         let m = inst.clients();
         let want = exists(&inst, &lim, k);
-        let got = match P2pModel::new(&inst, lim) {
+        let got = match P2pModel::new(&inst, lim, &Deadline::none()) {
             Err(_) => false,
             Ok(model) => {
                 let ans = model.solve(Some(k), true, None, &dl);
@@ -147,10 +147,12 @@ fn milp_host_minimum_matches_brute_force() {
         let inst = tiny(5, 6, [0.7, 0.9, 1.0][seed as usize % 3], seed);
         let lim = Limits::bound(inst.bound);
         let want = (1..=5).find(|&k| exists(&inst, &lim, k));
-        let got = P2pModel::new(&inst, lim).ok().and_then(|model| {
-            let ans = model.solve(None, false, None, &dl);
-            (ans.status == Status::Optimal).then(|| ans.solution.and_then(|s| score(&inst, s)))
-        });
+        let got = P2pModel::new(&inst, lim, &Deadline::none())
+            .ok()
+            .and_then(|model| {
+                let ans = model.solve(None, false, None, &dl);
+                (ans.status == Status::Optimal).then(|| ans.solution.and_then(|s| score(&inst, s)))
+            });
         match want {
             None => assert!(got.is_none(), "seed {seed}"),
             Some(k) => assert_eq!(
@@ -182,7 +184,7 @@ fn presolve_infeasibility_claims_are_rechecked() {
     };
     let known = score(&inst, known).expect("the stored solution is feasible");
     assert!(known.metrics.hosts <= 7 && known.metrics.delay <= lim.hi);
-    let model = P2pModel::new(&inst, lim).expect("every client has a server");
+    let model = P2pModel::new(&inst, lim, &Deadline::none()).expect("every client has a server");
     let ans = model.solve(Some(7), true, None, &Deadline::none());
     assert_eq!(ans.status, Status::Optimal, "{:?}", ans.message);
     let found = ans
