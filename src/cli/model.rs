@@ -47,6 +47,7 @@ impl SolverArgs {
                 .map(|dir| ModelOut::new(dir.clone(), format)),
             log: self.solver_log.clone(),
             threads: self.threads,
+            run: String::new(),
         };
         io.check()?;
         Ok(io)

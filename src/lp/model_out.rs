@@ -87,6 +87,8 @@ pub struct SolverIo {
     /// Threads for HiGHS and the engines' rayon loops (`--threads`); `None`
     /// keeps each engine's default (HiGHS on one thread).
     pub threads: Option<u32>,
+    /// `<instance>.<engine>` of the run ([`Self::for_run`]), for the log.
+    pub run: String,
 }
 
 impl PartialEq for SolverIo {
@@ -170,6 +172,7 @@ impl SolverIo {
     /// names; a fresh list of files written).
     pub fn for_run(&self, instance: &str, engine: &str) -> Self {
         let mut io = self.clone();
+        io.run = format!("{instance}.{engine}");
         if let Some(m) = &mut io.model_out {
             m.instance = instance.to_string();
             m.engine = engine.to_string();
@@ -228,7 +231,15 @@ impl ModelOut {
         } else {
             stage.to_string()
         };
-        let name = format!("{}.{}.{stage}", self.instance, self.engine);
+        let or = |s: &str, default: &str| {
+            if s.is_empty() {
+                default.to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        let (inst, engine) = (or(&self.instance, "model"), or(&self.engine, "run"));
+        let name = format!("{inst}.{engine}.{stage}");
         self.dir.join(crate::io::safe_name(&name))
     }
 
@@ -325,7 +336,7 @@ static LOG_LOCK: Mutex<u64> = Mutex::new(0);
 
 impl LogPart {
     /// A part file for one HiGHS call of `stage`.
-    pub fn new(log: &Path, out: Option<&ModelOut>, stage: &str) -> Self {
+    pub fn new(log: &Path, run: &str, stage: &str) -> Self {
         let n = LOG_LOCK.lock().map_or(0, |mut n| {
             *n += 1;
             *n
@@ -334,11 +345,10 @@ impl LogPart {
             .file_name()
             .map_or("highs.log".into(), |f| f.to_string_lossy().into_owned());
         let part = log.with_file_name(format!(".{name}.{}.{n}", std::process::id()));
-        let who = out.map_or(String::new(), |o| format!("{}.{} ", o.instance, o.engine));
         LogPart {
             part,
             log: log.to_path_buf(),
-            header: format!("==== serverpick: {who}{stage} ====\n"),
+            header: format!("==== serverpick: {run} {stage} ====\n"),
         }
     }
 

@@ -27,6 +27,9 @@ enum Cover {
 }
 
 /// Path table `p(c,s,r) = a(c,s) + D(s,r)` (the evaluator's sum).
+mod reference;
+pub(crate) use reference::write_reference;
+
 struct Cs<'a> {
     inst: &'a SpdInstance,
     n: usize,
@@ -239,6 +242,7 @@ pub(crate) fn min_hosts(
     known_lb: usize,
     dl: &Deadline,
 ) -> HostStage {
+    write_reference(inst, dl);
     if !within_bound(inst.gamma, inst.bound) {
         return HostStage::Infeasible(format!(
             "Γ = {} > μ = {}: no CS solution meets the bound",
