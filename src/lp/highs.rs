@@ -81,6 +81,12 @@ impl MipBuilder {
         self.naming
     }
 
+    /// `c`, named `name()` when the model is written (the sidecar's and
+    /// the file's row name).
+    pub fn row(&self, c: Constraint, name: impl FnOnce() -> String) -> Constraint {
+        row_named(c, self.naming, name)
+    }
+
     /// Number of variables so far.
     pub fn len(&self) -> usize {
         self.count
@@ -89,6 +95,15 @@ impl MipBuilder {
     /// True when no variable was added.
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+}
+
+/// `c`, named `name()` when `on`.
+pub fn row_named(c: Constraint, on: bool, name: impl FnOnce() -> String) -> Constraint {
+    if on {
+        c.set_name(name())
+    } else {
+        c
     }
 }
 

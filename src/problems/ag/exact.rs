@@ -135,13 +135,16 @@ fn class_columns(q: &Class, b: &mut MipBuilder, e: &mut Exprs) -> (Vec<Col>, Vec
             })
         });
         if let Some(s) = s {
-            e.cons.push(constraint!(s.var <= k.var));
+            let stay = constraint!(s.var <= k.var);
+            e.cons
+                .push(b.row(stay, || format!("stay_groups_of_{z}_server_{t}")));
             e.moved -= z * s.var;
         }
         ks.push(k);
         ss.push(s);
     }
-    e.cons.push(constraint!(sum == total as f64));
+    let all = constraint!(sum == total as f64);
+    e.cons.push(b.row(all, || format!("place_groups_of_{z}")));
     (ks, ss)
 }
 
@@ -174,14 +177,15 @@ fn build(
         "l[largest load]".into()
     });
     let mut cons = e.cons;
-    for (lt, &target) in e.load.into_iter().zip(&g.target) {
-        cons.push(constraint!(lt.clone() <= target as f64));
-        cons.push(constraint!(lt <= l.var));
+    for (t, (lt, &target)) in e.load.into_iter().zip(&g.target).enumerate() {
+        let under = constraint!(lt.clone() <= target as f64);
+        cons.push(b.row(under, || format!("target_server_{t}")));
+        cons.push(b.row(constraint!(lt <= l.var), || format!("largest_load_{t}")));
     }
     let stages = [e.p2p, e.moved, Expression::from(l.var)];
     for (k, v) in fixed.iter().enumerate() {
         let ex = stages[k].clone();
-        cons.push(constraint!(ex <= *v));
+        cons.push(b.row(constraint!(ex <= *v), || format!("stage{}_optimum", k + 1)));
     }
     // stage 2's constant (Σ size·count: everyone moved) is dropped by
     // HiGHS; the sidecar keeps it as the offset

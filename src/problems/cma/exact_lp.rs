@@ -8,7 +8,7 @@
 //! match, not the fast path.
 
 use crate::core::{Ctx, Deadline, FailureReason, Outcome, ParamSpec, SolveOptions, Status};
-use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
+use crate::lp::highs::{minimise, row_named, Col, MipBuilder, MipSettings};
 use crate::lp::model_out::Stage;
 use crate::problems::cma::model::CmaInstance;
 use good_lp::{variable, Constraint, Expression};
@@ -148,19 +148,21 @@ fn build_constraints(
 ) -> Option<Vec<Constraint>> {
     let (n, k) = (inst.clients(), inst.mirrors());
     let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
+    let on = deadline.io().is_some_and(|io| io.model_out.is_some());
     for i in 0..n {
         if i % CLOCK_EVERY == 0 && deadline.expired() {
             return None;
         }
         let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
-        constraints.push(row.eq(1.0));
+        constraints.push(row_named(row.eq(1.0), on, || format!("assign_client_{i}")));
     }
     for j in 0..k {
         if deadline.expired() {
             return None;
         }
         let col: Expression = (0..n).map(|i| cols[i * k + j].var).sum();
-        constraints.push(col.leq(inst.capacity[j] as f64));
+        let cap = col.leq(inst.capacity[j] as f64);
+        constraints.push(row_named(cap, on, || format!("capacity_mirror_{j}")));
     }
     Some(constraints)
 }

@@ -44,17 +44,19 @@ pub fn solve_milp(
     let mut cons: Vec<Constraint> = Vec::with_capacity(n * m + n + m + 1);
     for i in 0..n {
         let row: Expression = (0..m).map(|j| x[i * m + j].var).sum();
-        cons.push(constraint!(row == 1.0));
+        cons.push(b.row(constraint!(row == 1.0), || format!("assign_client_{i}")));
         for j in 0..m {
-            cons.push(constraint!(x[i * m + j].var <= y[j].var));
+            let open = constraint!(x[i * m + j].var <= y[j].var);
+            cons.push(b.row(open, || format!("open_client_{i}_mirror_{j}")));
         }
     }
     for j in 0..m {
         let load: Expression = (0..n).map(|i| x[i * m + j].var).sum();
-        cons.push(constraint!(load <= inst.capacity[j] as f64 * y[j].var));
+        let cap = constraint!(load <= inst.capacity[j] as f64 * y[j].var);
+        cons.push(b.row(cap, || format!("capacity_mirror_{j}")));
     }
     let count: Expression = y.iter().map(|c| c.var).sum();
-    cons.push(constraint!(count == k as f64));
+    cons.push(b.row(constraint!(count == k as f64), || "open_k".into()));
     let start = warm.map(|w| {
         let mut v = vec![0.0; m + n * m];
         for &j in &w.open {

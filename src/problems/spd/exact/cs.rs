@@ -150,12 +150,7 @@ impl<'a> Cs<'a> {
         let mut cons = vec![constraint!(total.clone() <= (cap - 1) as f64).set_name("cap".into())];
         for (i, row) in rows.iter().enumerate() {
             let e: Expression = row.iter().filter_map(|&s| col[s].map(|c| c.var)).sum();
-            let c = constraint!(e >= 1.0);
-            cons.push(if b.naming() {
-                c.set_name(format!("cover_{i}"))
-            } else {
-                c
-            });
+            cons.push(b.row(constraint!(e >= 1.0), || format!("cover_{i}")));
         }
         let start = (greedy.len() < cap).then(|| {
             let mut v = vec![0.0; cols.len()];

@@ -282,9 +282,12 @@ impl<'a> P2pModel<'a> {
             }
             self.x.push(cols);
         }
-        for vars in per_client {
+        for (c, vars) in per_client.into_iter().enumerate() {
             let e: Expression = vars.into_iter().sum();
-            self.cons.push(constraint!(e == 1.0));
+            let row = self
+                .b
+                .row(constraint!(e == 1.0), || format!("assign_client_{c}"));
+            self.cons.push(row);
         }
     }
 

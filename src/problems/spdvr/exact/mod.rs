@@ -74,7 +74,7 @@ impl Assign {
                 })
                 .collect();
             let sum: Expression = vars.iter().map(|v| v.1.var).sum();
-            rows.push(constraint!(sum == 1.0));
+            rows.push(model.row(constraint!(sum == 1.0), || format!("assign_client_{c}")));
             x.push(vars);
         }
         Assign { hosts, x }
