@@ -356,12 +356,13 @@ fn solve_once(
             )));
         }
     }
-    let solved = solve_rechecked(model, settings);
+    // HiGHS (and its log file) is dropped with the solved model, inside
+    // read_result: only then is the part complete
+    let result = solve_rechecked(model, settings).map(|(s, r)| read_result(s, r));
     if let Some(part) = log {
         part.finish();
     }
-    let (solved, rechecked) = solved?;
-    Ok(read_result(solved, rechecked))
+    result
 }
 
 /// Builds the HiGHS model with the settings and the start.
