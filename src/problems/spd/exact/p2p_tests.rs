@@ -218,3 +218,50 @@ fn allowed_pairs_by_threshold_equals_the_definition() {
         );
     }
 }
+
+/// The MILP route's own model (not the reference), written by a run that
+/// writes its models, read back and solved, has the host count the route
+/// proves; a lower-limit model (both sides) too.
+#[test]
+fn the_milp_routes_written_models_solve_to_its_answers() {
+    use crate::lp::model_out::{ModelFormat, ModelOut, SolverIo};
+    use crate::lp::read::{read_mps, solve};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let io = SolverIo {
+        model_out: Some(ModelOut::new(dir.path().to_path_buf(), ModelFormat::Mps)),
+        ..SolverIo::default()
+    };
+    let mut optimal = 0;
+    for seed in 0..4 {
+        let inst = tiny(5, 7, 1.3, seed);
+        let io = io.for_run(&format!("tiny{seed}"), "milp-route");
+        let dl = Deadline::none().with_io(io.clone());
+        let lims = [
+            Limits::bound(inst.bound),
+            Limits {
+                lo: 0.0,
+                ..Limits::bound(inst.bound)
+            },
+        ];
+        for lim in lims {
+            let Ok(model) = P2pModel::new(&inst, lim, &dl) else {
+                continue;
+            };
+            let ans = model.solve(None, false, None, &dl);
+            let written = io.written();
+            let file = written.last().expect("a model was written");
+            let text = std::fs::read_to_string(file).expect("reads");
+            let back = solve(&read_mps(&text).expect("parses")).expect("solves");
+            match ans.status {
+                Status::Optimal => {
+                    let hosts = ans.bound.expect("a bound");
+                    assert!((back.objective.unwrap_or(f64::NAN) - hosts).abs() < 1e-6);
+                    optimal += 1;
+                }
+                Status::Infeasible => assert_eq!(back.status, "Infeasible"),
+                s => panic!("seed {seed}: {s:?}"),
+            }
+        }
+    }
+    assert!(optimal >= 4, "{optimal} optimal models");
+}
