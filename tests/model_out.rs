@@ -388,3 +388,63 @@ fn highspy_reads_the_files_when_installed() {
         "{objs:?} vs {total}"
     );
 }
+
+#[test]
+fn plan_spd_writes_each_bounds_reference_with_the_frontiers_host_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, models) = (dir.path().join("out"), dir.path().join("models"));
+    let o = serverpick(&[
+        "plan",
+        "spd",
+        &bundled("spd-fig1-cs.json"),
+        "--out",
+        &out.display().to_string(),
+        "--write-model",
+        &models.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let body = std::fs::read_to_string(out.join("frontier.jsonl")).expect("frontier");
+    let points: Vec<(f64, f64)> = body
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .map(|p| {
+            (
+                p["mu"].as_f64().unwrap_or(f64::NAN),
+                p["hosts"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect();
+    let mut checked = 0;
+    for f in files(&models)
+        .iter()
+        .filter(|f| f.ends_with(".reference-cs-hosts.mps"))
+    {
+        // spd-fig1-cs.exact.mu<μ>.reference-cs-hosts.mps: solved at bound μ
+        let stem = f.trim_end_matches(".mps");
+        let mu: f64 = stem
+            .trim_start_matches("spd-fig1-cs.exact.mu")
+            .trim_end_matches(".reference-cs-hosts")
+            .parse()
+            .expect("a bound in the name");
+        // the least host count at μ: the fewest hosts of a breakpoint <= μ
+        let least = points
+            .iter()
+            .filter(|p| p.0 <= mu)
+            .map(|p| p.1)
+            .fold(f64::INFINITY, f64::min);
+        let (status, obj, _) = round_trip(&models, stem);
+        if least.is_finite() {
+            assert_eq!(status, "Optimal", "{stem}");
+            assert!(close(obj, least), "{stem}: {obj:?} vs {least}");
+        } else {
+            // below the last breakpoint the sweep proved no solution
+            assert_eq!(status, "Infeasible", "{stem}");
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= points.len(),
+        "{checked} models for {} breakpoints",
+        points.len()
+    );
+}

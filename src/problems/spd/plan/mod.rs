@@ -65,7 +65,7 @@ pub struct PlanOptions {
     /// Seed for the heuristics.
     pub seed: u64,
     /// Models out, HiGHS log, threads (`--write-model`, `--solver-log`,
-    /// `--threads`); each μ's models are named `…exact.mu<μ>-<stage>`.
+    /// `--threads`); each μ's models are named `<instance>.exact.mu<μ>.<stage>`.
     pub io: crate::lp::model_out::SolverIo,
 }
 
