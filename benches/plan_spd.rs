@@ -26,6 +26,7 @@ fn bench_plan_spd(c: &mut Criterion) {
         range: (None, None),
         time_limit: None,
         seed: 1,
+        io: Default::default(),
     };
     let mut g = c.benchmark_group("plan_spd");
     g.sample_size(10).measurement_time(Duration::from_secs(20));

@@ -20,6 +20,7 @@ fn plan(inst: &SpdInstance) -> Frontier {
         range: (None, None),
         time_limit: Some(120.0),
         seed: 1,
+        io: Default::default(),
     };
     frontier(inst, &opts, |_| {}).expect("frontier")
 }
@@ -191,6 +192,7 @@ fn factor_range_limits_the_sweep() {
         range: (Some(lo), Some(hi)),
         time_limit: Some(120.0),
         seed: 1,
+        io: Default::default(),
     };
     let part = frontier(&inst, &opts, |_| {}).expect("frontier");
     // the full frontier's steps that meet [lo, hi]: breakpoints at or below

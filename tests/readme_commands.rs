@@ -44,6 +44,10 @@ fn commands(md: &str) -> Vec<String> {
     out
 }
 
+/// Flags whose value is a path the command writes (put in a temporary
+/// folder, never the repository).
+const OUTPUT_FLAGS: [&str; 3] = ["--out", "--write-model", "--solver-log"];
+
 fn is_synopsis(c: &str) -> bool {
     c.contains('[')
         || c.contains("...")
@@ -58,7 +62,8 @@ fn is_synopsis(c: &str) -> bool {
 fn inputs(args: &[String]) -> Vec<&String> {
     let mut v = Vec::new();
     for (i, a) in args.iter().enumerate() {
-        let after_out = i > 0 && ["--out", "--engine-cmd"].contains(&args[i - 1].as_str());
+        let after_out = i > 0
+            && (OUTPUT_FLAGS.contains(&args[i - 1].as_str()) || args[i - 1] == "--engine-cmd");
         if !after_out && !a.starts_with('-') && (a.contains('/') || a.ends_with(".json")) {
             v.push(a);
         }
@@ -92,7 +97,7 @@ fn every_readme_and_docs_command_runs_from_a_clone() {
             let mut args: Vec<String> = shlex::split(&c)
                 .unwrap_or_else(|| panic!("{}: `{c}`: unbalanced quotes", f.display()));
             for i in 1..args.len() {
-                if args[i - 1] == "--out" {
+                if OUTPUT_FLAGS.contains(&args[i - 1].as_str()) {
                     args[i] = tmp.path().join(&args[i]).display().to_string();
                 }
             }

@@ -473,9 +473,13 @@ fn write_summary_json(
 /// one); a panic becomes an `error` row.
 fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow {
     let base = &config.options;
-    let mut opts = base.clone();
-    opts.seed = base.seed.wrapping_add(u64::from(u.repetition));
     let inst = u.loaded.inst.as_ref();
+    let run = match u.repetition {
+        0 => u.engine.clone(),
+        r => format!("{}.r{r}", u.engine),
+    };
+    let mut opts = base.for_run(inst.name(), &run);
+    opts.seed = base.seed.wrapping_add(u64::from(u.repetition));
     let started = Instant::now();
     let rec = catch_unwind(AssertUnwindSafe(|| {
         if let Some(i) = u.import {

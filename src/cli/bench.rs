@@ -77,6 +77,10 @@ pub struct BenchArgs {
     /// External engines.
     #[command(flatten)]
     pub external: ExternalArgs,
+    /// Models out, HiGHS log, threads per run (`--jobs` runs in parallel
+    /// each use up to `--threads`).
+    #[command(flatten)]
+    pub solver: crate::cli::model::SolverArgs,
 }
 
 /// External engines (`solve` and `bench`): a researcher's command run
@@ -245,14 +249,18 @@ pub fn report(what: &str, out: &Path, o: &BenchOutcome) -> Result<()> {
 /// Runs `serverpick bench` (`m`: its parsed flags, for engine parameters).
 pub fn run_bench(args: &BenchArgs, m: &clap::ArgMatches) -> Result<()> {
     let mut cfg = config(args.paths.clone(), &args.out, &args.run, m)?;
+    cfg.options = cfg.options.with_io(args.solver.io()?);
     cfg.shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = if cfg.jobs == 0 { cores } else { cfg.jobs };
     cfg.solutions.clone_from(&args.solutions);
     cfg.solutions_engine.clone_from(&args.solutions_engine);
-    cfg.external = args
-        .external
-        .engines(Some(args.out.join("logs")), (cores / jobs).max(1))?;
+    cfg.external = args.external.engines(
+        Some(args.out.join("logs")),
+        args.solver
+            .threads
+            .map_or((cores / jobs).max(1), |t| t as usize),
+    )?;
     let outcome = runner::run_bench(&cfg, &Registry)?;
     report("bench", &args.out, &outcome)
 }

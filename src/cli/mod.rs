@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod eval;
 pub mod hook;
+pub mod model;
 pub mod out;
 pub mod solve;
 
@@ -37,6 +38,9 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Combine the output folders of sharded `bench` runs into one.
     BenchMerge(bench::BenchMergeArgs),
+    /// Write the MILP/LP models an engine builds (MPS or LP, with JSON
+    /// sidecars) and list them; nothing else is printed.
+    Model(model::ModelArgs),
 }
 
 /// Commands of families from outside the crate ([`register_commands`]).
@@ -66,7 +70,8 @@ fn hooks() -> Vec<CliHook> {
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command()
         .mut_subcommand("solve", bench::with_all_params)
-        .mut_subcommand("bench", bench::with_all_params);
+        .mut_subcommand("bench", bench::with_all_params)
+        .mut_subcommand("model", bench::with_all_params);
     let mut gen = clap::Command::new("gen")
         .about("Generate instances")
         .subcommand_required(true)
@@ -172,6 +177,7 @@ fn dispatch(m: &clap::ArgMatches) -> Result<i32> {
         Command::Eval(args) => eval::run_eval(&args),
         Command::Bench(args) => bench::run_bench(&args, sub).map(|_| 0),
         Command::BenchMerge(args) => bench::run_bench_merge(&args).map(|_| 0),
+        Command::Model(args) => model::run_model(&args, sub),
     }
 }
 

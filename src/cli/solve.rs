@@ -53,12 +53,17 @@ pub struct SolveArgs {
     /// External engines.
     #[command(flatten)]
     pub external: ExternalArgs,
+    /// Models out, HiGHS log, threads.
+    #[command(flatten)]
+    pub solver: crate::cli::model::SolverArgs,
 }
 
 impl SolveArgs {
     fn options(&self, m: &clap::ArgMatches) -> Result<SolveOptions> {
         let limit = parse_time_limit(&self.time_limit)?;
-        let mut opts = SolveOptions::new(limit, self.seed).with_deadline(Deadline::after(limit));
+        let mut opts = SolveOptions::new(limit, self.seed)
+            .with_deadline(Deadline::after(limit))
+            .with_io(self.solver.io()?);
         params_into(&mut opts, m)?;
         Ok(opts)
     }
@@ -114,7 +119,8 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
     let opts = args.options(m)?;
     let logs = args.out.as_ref().map(|o| o.join("logs"));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let external = args.external.engines(logs, cores)?;
+    let threads = args.solver.threads.map_or(cores, |t| t as usize);
+    let external = args.external.engines(logs, threads)?;
     let wanted = args.engine_names(&external)?;
     let files = input_files(args)?;
     // Progress goes to stderr, one line per file, even when piped: a long
@@ -237,7 +243,17 @@ fn solve_file(
             inst.applicable_engines()
         }
     };
-    let mut recs: Vec<SolveRecord> = engines.iter().map(|e| inst.run_engine(e, opts)).collect();
+    let mut recs: Vec<SolveRecord> = engines
+        .iter()
+        .map(|e| {
+            let run = opts.for_run(inst.name(), e);
+            let rec = inst.run_engine(e, &run);
+            if run.io().model_out.is_some() {
+                crate::cli::model::note_if_none(file, e, &run.io().written());
+            }
+            rec
+        })
+        .collect();
     for spec in theirs {
         let key = format!("{}.{}", inst.name(), spec.name);
         recs.push(external.run(spec, inst.as_ref(), file, &key, opts));

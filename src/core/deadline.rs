@@ -16,6 +16,7 @@
 //! ```
 
 use crate::core::status::StopReason;
+use crate::lp::model_out::SolverIo;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,6 +30,9 @@ const MAX_SECS: f64 = 1e9;
 pub struct Deadline {
     end: Option<Instant>,
     flag: Option<Arc<AtomicBool>>,
+    /// The run's HiGHS settings (models out, log, threads), handed to
+    /// every HiGHS call with the deadline ([`crate::lp::model_out`]).
+    io: Option<Arc<SolverIo>>,
 }
 
 impl PartialEq for Deadline {
@@ -59,6 +63,7 @@ impl Deadline {
         Deadline {
             end,
             flag: Some(crate::core::interrupt::flag()),
+            io: None,
         }
     }
 
@@ -79,7 +84,19 @@ impl Deadline {
         Deadline {
             end,
             flag: self.flag.clone(),
+            io: self.io.clone(),
         }
+    }
+
+    /// The same deadline carrying the run's HiGHS settings.
+    pub fn with_io(mut self, io: SolverIo) -> Self {
+        self.io = Some(Arc::new(io));
+        self
+    }
+
+    /// The run's HiGHS settings, if any were attached.
+    pub fn io(&self) -> Option<&Arc<SolverIo>> {
+        self.io.as_ref()
     }
 
     /// When the run must end (`None` = no limit).

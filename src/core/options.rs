@@ -22,6 +22,7 @@
 
 use crate::core::Deadline;
 use crate::error::{Error, Result};
+use crate::lp::model_out::SolverIo;
 use std::collections::BTreeMap;
 
 /// The type of an engine parameter, with its default and range (inclusive).
@@ -216,6 +217,7 @@ pub struct SolveOptions {
     pub seed: u64,
     deadline: Deadline,
     params: BTreeMap<&'static str, ParamValue>,
+    io: SolverIo,
 }
 
 impl Default for SolveOptions {
@@ -236,6 +238,7 @@ impl SolveOptions {
             seed,
             deadline: Deadline::none().with_flag(crate::core::interrupt::flag()),
             params: BTreeMap::new(),
+            io: SolverIo::default(),
         }
     }
 
@@ -265,7 +268,29 @@ impl SolveOptions {
     /// The deadline of one run starting now: the command's, capped by the
     /// per-run time limit.
     pub fn run_deadline(&self) -> Deadline {
-        self.deadline.capped(self.time_limit)
+        self.deadline
+            .capped(self.time_limit)
+            .with_io(self.io.clone())
+    }
+
+    /// `self` with HiGHS settings (models out, log, threads), checked by
+    /// the caller ([`SolverIo::check`]).
+    pub fn with_io(mut self, io: SolverIo) -> Self {
+        self.io = io;
+        self
+    }
+
+    /// The HiGHS settings.
+    pub fn io(&self) -> &SolverIo {
+        &self.io
+    }
+
+    /// `self` for one run of `engine` on `instance` (models written are
+    /// named after them).
+    pub fn for_run(&self, instance: &str, engine: &str) -> Self {
+        let mut o = self.clone();
+        o.io = self.io.for_run(instance, engine);
+        o
     }
 
     /// Sets parameter `spec` to `value` after checking it.

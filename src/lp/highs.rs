@@ -12,10 +12,13 @@
 //! returned values.
 
 use crate::core::{Deadline, Outcome, Status, StopReason};
+use crate::lp::model_out::{LogPart, SolverIo, Stage};
+use crate::lp::write::LpModel;
 use good_lp::solvers::highs::highs;
 use good_lp::variable::VariableDefinition;
 use good_lp::{Constraint, Expression, ProblemVariables, SolverModel, Variable};
 use highs::{HighsModelStatus, HighsSolutionStatus, Model, SolvedModel};
+use std::sync::Arc;
 
 /// A model under construction: good_lp variables plus their column numbers
 /// (good_lp keeps a variable's index private; HiGHS columns follow creation
@@ -24,6 +27,8 @@ use highs::{HighsModelStatus, HighsSolutionStatus, Model, SolvedModel};
 pub struct MipBuilder {
     vars: ProblemVariables,
     count: usize,
+    /// Name columns ([`Self::add_as`]): only when the model is written.
+    naming: bool,
 }
 
 /// A variable and its HiGHS column.
@@ -51,6 +56,37 @@ impl MipBuilder {
         }
     }
 
+    /// An empty model whose columns are named ([`Self::add_as`]) when
+    /// `dl`'s run writes its models.
+    pub fn for_run(dl: &Deadline) -> Self {
+        MipBuilder {
+            naming: dl.io().is_some_and(|io| io.model_out.is_some()),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a variable that means `meaning()` (`x[client 3, server 1]`),
+    /// named so only when the model is written (the sidecar's meaning, the
+    /// file's name).
+    pub fn add_as(&mut self, def: VariableDefinition, meaning: impl FnOnce() -> String) -> Col {
+        if self.naming {
+            self.add(def.name(meaning()))
+        } else {
+            self.add(def)
+        }
+    }
+
+    /// True when the model will be written (name rows then).
+    pub fn naming(&self) -> bool {
+        self.naming
+    }
+
+    /// `c`, named `name()` when the model is written (the sidecar's and
+    /// the file's row name).
+    pub fn row(&self, c: Constraint, name: impl FnOnce() -> String) -> Constraint {
+        row_named(c, self.naming, name)
+    }
+
     /// Number of variables so far.
     pub fn len(&self) -> usize {
         self.count
@@ -59,6 +95,15 @@ impl MipBuilder {
     /// True when no variable was added.
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+}
+
+/// `c`, named `name()` when `on`.
+pub fn row_named(c: Constraint, on: bool, name: impl FnOnce() -> String) -> Constraint {
+    if on {
+        c.set_name(name())
+    } else {
+        c
     }
 }
 
@@ -84,6 +129,11 @@ pub struct MipSettings {
     /// model has been handed over (that hand-over is not free: seconds for
     /// millions of columns), never more than `time_limit`.
     pub deadline: Option<Deadline>,
+    /// Models out, log and threads of the run (from `deadline`, see
+    /// [`Self::within`]).
+    pub io: Option<Arc<SolverIo>>,
+    /// What this model is, for its file name and sidecar.
+    pub stage: Stage,
 }
 
 impl Default for MipSettings {
@@ -96,6 +146,8 @@ impl Default for MipSettings {
             seed: 0,
             retry_without_presolve: true,
             deadline: None,
+            io: None,
+            stage: Stage::new("model", "objective"),
         }
     }
 }
@@ -125,12 +177,43 @@ impl MipSettings {
     /// `deadline` has left (never the full limit), one thread, and
     /// `abs_gap` (just below 1 proves an integer objective optimal).
     pub fn within(deadline: &Deadline, abs_gap: f64) -> Self {
+        let io = deadline.io().cloned();
         MipSettings {
             time_limit: deadline.remaining_secs(),
             abs_gap,
             deadline: Some(deadline.clone()),
+            threads: io.as_ref().and_then(|io| io.threads).unwrap_or(1),
+            io,
             ..MipSettings::default()
         }
+    }
+
+    /// The same settings for model `stage`.
+    pub fn stage(mut self, stage: Stage) -> Self {
+        self.stage = stage;
+        self
+    }
+
+    /// Writes the model when the run writes its models; `Err`: the result
+    /// to return instead of solving (a write failure, or write-only).
+    fn write_model(
+        &self,
+        model: &MipBuilder,
+        objective: &Expression,
+        constraints: &[Constraint],
+    ) -> Result<(), MipResult> {
+        let Some(out) = self.io.as_ref().and_then(|io| io.model_out.as_ref()) else {
+            return Ok(());
+        };
+        let m = LpModel::capture(&model.vars, objective, constraints);
+        let file = out
+            .write(&m, &self.stage)
+            .map_err(|e| MipResult::error(format!("writing the model: {e}")))?;
+        if out.write_only {
+            let msg = format!("model written to {}, not solved", file.display());
+            return Err(MipResult::error(msg));
+        }
+        Ok(())
     }
 }
 
@@ -206,6 +289,9 @@ pub fn minimise(
     if let Err(why) = settings.validate() {
         return MipResult::error(format!("HiGHS settings: {why}"));
     }
+    if let Err(r) = settings.write_model(&model, &objective, &constraints) {
+        return r;
+    }
     let began = std::time::Instant::now();
     let spare = settings
         .retry_without_presolve
@@ -248,6 +334,10 @@ fn solve_once(
     settings: &MipSettings,
     presolve: bool,
 ) -> Result<MipResult, Failure> {
+    let log = settings.io.as_ref().and_then(|io| {
+        let l = io.log.as_ref()?;
+        Some(LogPart::new(l, &io.run, &settings.stage.name))
+    });
     let mut model =
         prepare(model, objective, constraints, start, settings).map_err(Failure::Done)?;
     if !presolve && model.try_set_option("presolve", "off").is_err() {
@@ -255,8 +345,24 @@ fn solve_once(
             "HiGHS refused presolve = off".into(),
         )));
     }
-    let (solved, rechecked) = solve_rechecked(model, settings)?;
-    Ok(read_result(solved, rechecked))
+    if let Some(part) = &log {
+        let path = part.part.to_string_lossy().into_owned();
+        if model.try_set_option("log_file", path.as_str()).is_err()
+            || model.try_set_option("output_flag", true).is_err()
+            || model.try_set_option("log_to_console", false).is_err()
+        {
+            return Err(Failure::Done(MipResult::error(
+                "HiGHS refused the log options".into(),
+            )));
+        }
+    }
+    // HiGHS (and its log file) is dropped with the solved model, inside
+    // read_result: only then is the part complete
+    let result = solve_rechecked(model, settings).map(|(s, r)| read_result(s, r));
+    if let Some(part) = log {
+        part.finish();
+    }
+    result
 }
 
 /// Builds the HiGHS model with the settings and the start.
@@ -439,69 +545,5 @@ fn read_result(solved: SolvedModel, rechecked: bool) -> MipResult {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use good_lp::{constraint, variable};
-
-    #[test]
-    fn settings_are_checked_before_highs_sees_them() {
-        assert!(MipSettings::default().validate().is_ok());
-        let bad = [
-            MipSettings {
-                time_limit: Some(f64::NAN),
-                ..MipSettings::default()
-            },
-            MipSettings {
-                rel_gap: -1.0,
-                ..MipSettings::default()
-            },
-            MipSettings {
-                threads: 0,
-                ..MipSettings::default()
-            },
-        ];
-        for s in bad {
-            let mut b = MipBuilder::new();
-            let x = b.add(variable().min(0.0).max(1.0));
-            let r = minimise(b, x.var.into(), vec![], None, &s);
-            assert_eq!(r.status, Status::Error, "{s:?}");
-            assert!(r.message.unwrap().contains("HiGHS settings"));
-        }
-    }
-
-    #[test]
-    fn knapsack_is_solved_to_proven_optimality() {
-        let mut vars = MipBuilder::new();
-        let x: Vec<Variable> = (0..4).map(|_| vars.add(variable().binary()).var).collect();
-        let w = [3.0, 4.0, 5.0, 6.0];
-        let v = [4.0, 5.0, 7.0, 8.0];
-        let obj: Expression = x.iter().zip(v).map(|(&xi, vi)| -vi * xi).sum();
-        let cap: Expression = x.iter().zip(w).map(|(&xi, wi)| wi * xi).sum();
-        let r = minimise(
-            vars,
-            obj,
-            vec![constraint!(cap <= 10.0)],
-            None,
-            &MipSettings::default(),
-        );
-        assert_eq!(r.status, Status::Optimal);
-        // best: items 0 and 2 (w 8, v 11) or 1 and 3 (w 10, v 13) → 13
-        assert!((r.objective.unwrap() + 13.0).abs() < 1e-6);
-        assert!((r.bound.unwrap() + 13.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn infeasibility_is_reported_as_such() {
-        let mut vars = MipBuilder::new();
-        let x = vars.add(variable().binary()).var;
-        let r = minimise(
-            vars,
-            Expression::from(x),
-            vec![constraint!(x >= 2.0)],
-            None,
-            &MipSettings::default(),
-        );
-        assert_eq!(r.status, Status::Infeasible);
-        assert!(r.values.is_none());
-    }
-}
+#[path = "highs_tests.rs"]
+mod tests;

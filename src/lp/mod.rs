@@ -2,3 +2,6 @@
 //! handed to HiGHS, with status, dual bound and gap read from HiGHS itself.
 
 pub mod highs;
+pub mod model_out;
+pub mod read;
+pub mod write;

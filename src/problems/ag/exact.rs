@@ -24,8 +24,9 @@
 //! order; what is left goes to P2P with `distributes(LL)`. Building and
 //! disaggregating cost `O(P + Q·N)`.
 
-use crate::core::{Ctx, FailureReason, Outcome, Status};
+use crate::core::{Ctx, Deadline, FailureReason, Outcome, Status};
 use crate::lp::highs::{minimise, Col, MipBuilder, MipResult, MipSettings};
+use crate::lp::model_out::Stage;
 use crate::problems::ag::hybrid::{distributes, Criteria};
 use crate::problems::ag::model::{AgInstance, AgSolution, Dest, P2pRoles, P2P};
 use good_lp::{constraint, variable, Constraint, Expression};
@@ -108,8 +109,8 @@ struct Exprs {
     cons: Vec<Constraint>,
 }
 
-fn int(b: &mut MipBuilder, hi: u64) -> Col {
-    b.add(variable().integer().min(0.0).max(hi as f64))
+fn int(b: &mut MipBuilder, hi: u64, meaning: impl FnOnce() -> String) -> Col {
+    b.add_as(variable().integer().min(0.0).max(hi as f64), meaning)
 }
 
 /// Class `q`'s columns `k[q][t]`, `s[q][t]` (and `p[q]`) and rows.
@@ -118,32 +119,43 @@ fn class_columns(q: &Class, b: &mut MipBuilder, e: &mut Exprs) -> (Vec<Col>, Vec
     let z = q.size as f64;
     let mut sum = Expression::from(0.0);
     if q.is_ag {
-        let p = int(b, total);
+        let p = int(b, total, || format!("p[groups of {z}: sent to P2P]"));
         sum += p.var;
         e.p2p += z * p.var;
     }
     e.offset += z * total as f64;
     let (mut ks, mut ss) = (Vec::new(), Vec::new());
-    for (load, here) in e.load.iter_mut().zip(&q.items) {
-        let k = int(b, total);
+    for (t, (load, here)) in e.load.iter_mut().zip(&q.items).enumerate() {
+        let k = int(b, total, || format!("k[groups of {z}, server {t}: placed]"));
         sum += k.var;
         *load += z * k.var;
-        let s = (!here.is_empty()).then(|| int(b, here.len() as u64));
+        let s = (!here.is_empty()).then(|| {
+            int(b, here.len() as u64, || {
+                format!("s[groups of {z}, server {t}: stay]")
+            })
+        });
         if let Some(s) = s {
-            e.cons.push(constraint!(s.var <= k.var));
+            let stay = constraint!(s.var <= k.var);
+            e.cons
+                .push(b.row(stay, || format!("stay_groups_of_{z}_server_{t}")));
             e.moved -= z * s.var;
         }
         ks.push(k);
         ss.push(s);
     }
-    e.cons.push(constraint!(sum == total as f64));
+    let all = constraint!(sum == total as f64);
+    e.cons.push(b.row(all, || format!("place_groups_of_{z}")));
     (ks, ss)
 }
 
 /// The model with stage objective `stage` (1, 2, 3) and the optima of the
 /// earlier stages as constraints.
-fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression, Vec<Constraint>) {
-    let mut b = MipBuilder::new();
+fn build(
+    g: &Agg,
+    (stage, dl): (usize, &Deadline),
+    fixed: &[f64],
+) -> (MipBuilder, Cols, Expression, Vec<Constraint>) {
+    let mut b = MipBuilder::for_run(dl);
     let mut e = Exprs {
         load: g
             .fixed
@@ -161,24 +173,41 @@ fn build(g: &Agg, stage: usize, fixed: &[f64]) -> (MipBuilder, Cols, Expression,
         kc.push(ks);
         sc.push(ss);
     }
-    let l = int(&mut b, g.target.iter().copied().max().unwrap_or(0));
+    let l = int(&mut b, g.target.iter().copied().max().unwrap_or(0), || {
+        "l[largest load]".into()
+    });
     let mut cons = e.cons;
-    for (lt, &target) in e.load.into_iter().zip(&g.target) {
-        cons.push(constraint!(lt.clone() <= target as f64));
-        cons.push(constraint!(lt <= l.var));
+    for (t, (lt, &target)) in e.load.into_iter().zip(&g.target).enumerate() {
+        let under = constraint!(lt.clone() <= target as f64);
+        cons.push(b.row(under, || format!("target_server_{t}")));
+        cons.push(b.row(constraint!(lt <= l.var), || format!("largest_load_{t}")));
     }
     let stages = [e.p2p, e.moved, Expression::from(l.var)];
     for (k, v) in fixed.iter().enumerate() {
         let ex = stages[k].clone();
-        cons.push(constraint!(ex <= *v));
+        cons.push(b.row(constraint!(ex <= *v), || format!("stage{}_optimum", k + 1)));
     }
-    let obj = stages[stage - 1].clone();
+    // stage 2's constant (Σ size·count: everyone moved) is dropped by
+    // HiGHS; the sidecar keeps it as the offset
+    let obj = match stage {
+        2 => stages[1].clone() + e.offset,
+        _ => stages[stage - 1].clone(),
+    };
     let cols = Cols {
         k: kc,
         s: sc,
         offset: e.offset,
     };
     (b, cols, obj, cons)
+}
+
+/// Stage `stage`'s label for written models.
+fn ag_stage(stage: usize) -> Stage {
+    match stage {
+        1 => Stage::new("stage1-p2p", "players sent to P2P (Σ size·p)"),
+        2 => Stage::new("stage2-moved", "players moved (offset + objective)"),
+        _ => Stage::new("stage3-load", "largest server load"),
+    }
 }
 
 /// What the stages established.
@@ -199,8 +228,8 @@ fn run_stages(g: &Agg, ctx: &Ctx) -> Result<Staged, Outcome<AgSolution>> {
         ..MipSettings::within(&ctx.deadline, 0.999)
     };
     for stage in 1..=3 {
-        let (b, cols, obj, cons) = build(g, stage, &optima);
-        let res: MipResult = minimise(b, obj, cons, None, &settings());
+        let (b, cols, obj, cons) = build(g, (stage, &ctx.deadline), &optima);
+        let res: MipResult = minimise(b, obj, cons, None, &settings().stage(ag_stage(stage)));
         let floor = if stage == 2 { -cols.offset } else { 0.0 };
         let bound = res.bound.map_or(floor, |v| (v - 1e-6).ceil().max(floor));
         match (res.status, res.values, res.objective) {

@@ -92,10 +92,11 @@ impl Engine<CmaInstance> for ExactFlow {
     fn name(&self) -> &str {
         "exact-flow"
     }
-    fn solve(&self, inst: &CmaInstance, _ctx: &Ctx) -> CmaOutcome {
+    fn solve(&self, inst: &CmaInstance, ctx: &Ctx) -> CmaOutcome {
         if let Some(out) = over_capacity(inst) {
             return out;
         }
+        exact_lp::write_reference(inst, ctx);
         settle(exact_flow::solve_exact_flow(inst).map(|found| match found {
             Some((assign, bound)) => {
                 Outcome::claim(Status::Optimal, CmaSolution { assign }, Some(bound))

@@ -8,7 +8,8 @@
 //! match, not the fast path.
 
 use crate::core::{Ctx, Deadline, FailureReason, Outcome, ParamSpec, SolveOptions, Status};
-use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
+use crate::lp::highs::{minimise, row_named, Col, MipBuilder, MipSettings};
+use crate::lp::model_out::Stage;
 use crate::problems::cma::model::CmaInstance;
 use good_lp::{variable, Constraint, Expression};
 
@@ -37,9 +38,14 @@ pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
         return refused;
     }
     let deadline = &ctx.deadline;
-    let mut b = MipBuilder::new();
+    let mut b = MipBuilder::for_run(deadline);
     let cols: Vec<Col> = (0..n * k)
-        .map(|_| b.add(variable().min(0.0).max(1.0)))
+        .map(|p| {
+            let (i, j) = (p / k, p % k);
+            b.add_as(variable().min(0.0).max(1.0), || {
+                format!("x[client {i}, mirror {j}]")
+            })
+        })
         .collect();
     let objective: Expression = (0..n * k)
         .map(|p| inst.delay(p / k, p % k) * cols[p].var)
@@ -53,6 +59,9 @@ pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
         seed: opts.seed,
         // a pure LP of up to LP_MAX_CELLS columns: no spare copy
         retry_without_presolve: false,
+        threads: deadline.io().and_then(|io| io.threads).unwrap_or(1),
+        io: deadline.io().cloned(),
+        stage: ctx_stage(ctx),
         ..MipSettings::default()
     };
     let r = minimise(b, objective, constraints, None, &settings);
@@ -83,6 +92,36 @@ pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
     out
 }
 
+/// The LP's label: `lp`, or for `exact-flow` (which solves a min-cost flow
+/// and builds no LP) the same LP as its reference formulation.
+fn ctx_stage(ctx: &Ctx) -> Stage {
+    let stage = Stage::new("lp", "Σ delay over clients (the CMA LP)");
+    match ctx.deadline.io().and_then(|io| io.model_out.as_ref()) {
+        Some(m) if m.write_only => Stage::new("reference-lp", "Σ delay over clients").reference(
+            "exact-flow solves the CMA as a min-cost flow and builds no LP; this is the \
+             CMA LP (engine `exact`), whose optimum is the same",
+        ),
+        _ => stage,
+    }
+}
+
+/// When the run writes its models: the CMA LP written (not solved) as the
+/// reference formulation of `exact-flow`, which builds no LP.
+pub fn write_reference(inst: &CmaInstance, ctx: &Ctx) {
+    let Some(io) = ctx.deadline.io().filter(|io| io.model_out.is_some()) else {
+        return;
+    };
+    let mut io = (**io).clone();
+    if let Some(m) = &mut io.model_out {
+        m.write_only = true;
+    }
+    let ctx = Ctx {
+        opts: ctx.opts,
+        deadline: ctx.deadline.clone().with_io(io),
+    };
+    let _ = solve_cma_lp(inst, &ctx);
+}
+
 /// The refusal when n × k is above `--lp-max-cells`, `None` otherwise.
 fn refuse_above_cell_limit(n: usize, k: usize, opts: &SolveOptions) -> Option<Outcome<Vec<usize>>> {
     let cap = opts.count(&LP_MAX_CELLS);
@@ -109,19 +148,21 @@ fn build_constraints(
 ) -> Option<Vec<Constraint>> {
     let (n, k) = (inst.clients(), inst.mirrors());
     let mut constraints: Vec<Constraint> = Vec::with_capacity(n + k);
+    let on = deadline.io().is_some_and(|io| io.model_out.is_some());
     for i in 0..n {
         if i % CLOCK_EVERY == 0 && deadline.expired() {
             return None;
         }
         let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
-        constraints.push(row.eq(1.0));
+        constraints.push(row_named(row.eq(1.0), on, || format!("assign_client_{i}")));
     }
     for j in 0..k {
         if deadline.expired() {
             return None;
         }
         let col: Expression = (0..n).map(|i| cols[i * k + j].var).sum();
-        constraints.push(col.leq(inst.capacity[j] as f64));
+        let cap = col.leq(inst.capacity[j] as f64);
+        constraints.push(row_named(cap, on, || format!("capacity_mirror_{j}")));
     }
     Some(constraints)
 }

@@ -111,7 +111,12 @@ pub fn start_for(
             "--start {name}: neither a solution file nor an SPD engine ({e})"
         ))
     })?;
-    let record = run_spd(engine, inst, opts);
+    // its models (with --write-model) are named `<instance>.start-<engine>.…`
+    let record = run_spd(
+        engine,
+        inst,
+        &opts.for_run(&inst.name, &format!("start-{name}")),
+    );
     let feasible = matches!(
         record.status,
         Status::Optimal | Status::Feasible | Status::TimeLimit

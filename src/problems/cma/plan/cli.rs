@@ -50,6 +50,9 @@ pub struct PlanCmaArgs {
     /// in OUT/points.jsonl are kept, not solved again.
     #[arg(long)]
     pub resume: bool,
+    /// Models out (`--engine milp`: one per K), HiGHS log, threads.
+    #[command(flatten)]
+    pub solver: crate::cli::model::SolverArgs,
 }
 
 /// Runs `plan cma`; exit code 1 when `--max-avg-delay` is met by no `K`.
@@ -74,7 +77,14 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
         },
         time_limit: parse_time_limit(&a.time_limit)?,
         progress: inst.clients() * inst.mirrors() >= 100_000,
+        io: a.solver.io()?.for_run(&inst.name, &a.engine),
     };
+    if a.solver.write_model.is_some() && a.engine != "milp" {
+        eprintln!(
+            "plan cma: --engine {} builds no MILP (only `milp` does); no model written",
+            a.engine
+        );
+    }
     interrupt::install();
     crate::io::create_out_dir(&a.out)?;
     let mode = mode(a);

@@ -28,6 +28,8 @@ pub struct PlanOptions {
     pub time_limit: Option<f64>,
     /// Report each point on stderr.
     pub progress: bool,
+    /// Models out, HiGHS log, threads of the `milp` engine.
+    pub io: crate::lp::model_out::SolverIo,
 }
 
 impl Default for PlanOptions {
@@ -39,6 +41,7 @@ impl Default for PlanOptions {
             exact: ExactSettings::default(),
             time_limit: None,
             progress: false,
+            io: Default::default(),
         }
     }
 }
@@ -142,6 +145,7 @@ pub fn plan_with(
             lag: &mut lag,
             lambda: &mut lambda,
             exact,
+            io: &o.io,
         };
         let p = match done.iter().find(|p| p.k == k) {
             Some(p) => p.clone(),
@@ -244,6 +248,7 @@ struct PointCtx<'c, 'a> {
     lag: &'c mut Lagrangian<'a>,
     lambda: &'c mut Vec<f64>,
     exact: ExactSettings,
+    io: &'c crate::lp::model_out::SolverIo,
 }
 
 /// One point of the curve with `engine`; `prev` is the previous point's
@@ -279,7 +284,7 @@ fn point(
                 .exact
                 .deadline
                 .map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
-            solve_milp(c.planner, k, warm.as_ref(), limit)
+            solve_milp(c.planner, k, warm.as_ref(), (limit, c.io))
         }
         _ => {
             let mut warm: Vec<Vec<usize>> = greedy_set(c.planner, k).into_iter().collect();

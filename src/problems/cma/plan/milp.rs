@@ -6,8 +6,10 @@
 
 use super::exact::PointResult;
 use super::{Planner, SetEval};
+use crate::core::Deadline;
 use crate::error::Result;
 use crate::lp::highs::{minimise, Col, MipBuilder, MipSettings};
+use crate::lp::model_out::{SolverIo, Stage};
 use good_lp::{constraint, variable, Constraint, Expression};
 use std::time::Instant;
 
@@ -17,15 +19,23 @@ pub fn solve_milp(
     planner: &mut Planner<'_>,
     k: usize,
     warm: Option<&SetEval>,
-    time_limit: Option<f64>,
+    (time_limit, io): (Option<f64>, &SolverIo),
 ) -> Result<PointResult> {
     let t = Instant::now();
     let inst = planner.inst;
     let (n, m) = (inst.clients(), inst.mirrors());
-    let mut b = MipBuilder::new();
-    let y: Vec<Col> = (0..m).map(|_| b.add(variable().binary())).collect();
+    let dl = Deadline::none().with_io(io.clone());
+    let mut b = MipBuilder::for_run(&dl);
+    let y: Vec<Col> = (0..m)
+        .map(|j| b.add_as(variable().binary(), || format!("y[mirror {j}]")))
+        .collect();
     let x: Vec<Col> = (0..n * m)
-        .map(|_| b.add(variable().min(0.0).max(1.0)))
+        .map(|p| {
+            let (i, j) = (p / m, p % m);
+            b.add_as(variable().min(0.0).max(1.0), || {
+                format!("x[client {i}, mirror {j}]")
+            })
+        })
         .collect();
     let objective: Expression = (0..n * m)
         .map(|p| inst.delay(p / m, p % m) * x[p].var)
@@ -34,17 +44,19 @@ pub fn solve_milp(
     let mut cons: Vec<Constraint> = Vec::with_capacity(n * m + n + m + 1);
     for i in 0..n {
         let row: Expression = (0..m).map(|j| x[i * m + j].var).sum();
-        cons.push(constraint!(row == 1.0));
+        cons.push(b.row(constraint!(row == 1.0), || format!("assign_client_{i}")));
         for j in 0..m {
-            cons.push(constraint!(x[i * m + j].var <= y[j].var));
+            let open = constraint!(x[i * m + j].var <= y[j].var);
+            cons.push(b.row(open, || format!("open_client_{i}_mirror_{j}")));
         }
     }
     for j in 0..m {
         let load: Expression = (0..n).map(|i| x[i * m + j].var).sum();
-        cons.push(constraint!(load <= inst.capacity[j] as f64 * y[j].var));
+        let cap = constraint!(load <= inst.capacity[j] as f64 * y[j].var);
+        cons.push(b.row(cap, || format!("capacity_mirror_{j}")));
     }
     let count: Expression = y.iter().map(|c| c.var).sum();
-    cons.push(constraint!(count == k as f64));
+    cons.push(b.row(constraint!(count == k as f64), || "open_k".into()));
     let start = warm.map(|w| {
         let mut v = vec![0.0; m + n * m];
         for &j in &w.open {
@@ -58,6 +70,9 @@ pub fn solve_milp(
     let settings = MipSettings {
         time_limit,
         rel_gap: 1e-9,
+        threads: io.threads.unwrap_or(1),
+        io: Some(std::sync::Arc::new(io.clone())),
+        stage: Stage::new(format!("k{k}"), "Σ delay + Σ open cost with K mirrors open"),
         ..MipSettings::default()
     };
     let r = minimise(b, objective, cons, start.as_deref(), &settings);

@@ -4,6 +4,7 @@
 use crate::core::{within_bound, Status};
 use crate::lp::highs::MipSettings;
 use crate::lp::highs::{minimise, Col, MipBuilder};
+use crate::lp::model_out::{install, Stage};
 use crate::problems::spd::exact::{
     keep_better, score, Deadline, HostStage, KeySearch, LexResult, Probe, Scored,
 };
@@ -26,6 +27,9 @@ enum Cover {
 }
 
 /// Path table `p(c,s,r) = a(c,s) + D(s,r)` (the evaluator's sum).
+mod reference;
+pub(crate) use reference::write_reference;
+
 struct Cs<'a> {
     inst: &'a SpdInstance,
     n: usize,
@@ -123,7 +127,7 @@ impl<'a> Cs<'a> {
         if dl.expired() {
             return Cover::Unknown(2);
         }
-        self.cover_milp(r, &rows, &greedy, cap, dl)
+        self.cover_milp(r, &rows, &greedy, (cap, minimise), dl)
     }
 
     fn cover_milp(
@@ -131,22 +135,22 @@ impl<'a> Cs<'a> {
         r: usize,
         rows: &[Vec<usize>],
         greedy: &[usize],
-        cap: usize,
+        (cap, minimise_hosts): (usize, bool),
         dl: &Deadline,
     ) -> Cover {
-        let mut b = MipBuilder::new();
+        let mut b = MipBuilder::for_run(dl);
         let mut col: Vec<Option<Col>> = vec![None; self.n];
         for &s in rows.iter().flatten() {
             if col[s].is_none() {
-                col[s] = Some(b.add(variable().binary()));
+                col[s] = Some(b.add_as(variable().binary(), || format!("y[server {s}]")));
             }
         }
         let cols: Vec<(usize, Col)> = (0..self.n).filter_map(|s| col[s].map(|c| (s, c))).collect();
         let total: Expression = cols.iter().map(|(_, c)| c.var).sum();
-        let mut cons = vec![constraint!(total.clone() <= (cap - 1) as f64)];
-        for row in rows {
+        let mut cons = vec![constraint!(total.clone() <= (cap - 1) as f64).set_name("cap".into())];
+        for (i, row) in rows.iter().enumerate() {
             let e: Expression = row.iter().filter_map(|&s| col[s].map(|c| c.var)).sum();
-            cons.push(constraint!(e >= 1.0));
+            cons.push(b.row(constraint!(e >= 1.0), || format!("cover_{i}")));
         }
         let start = (greedy.len() < cap).then(|| {
             let mut v = vec![0.0; cols.len()];
@@ -157,12 +161,21 @@ impl<'a> Cs<'a> {
             }
             v
         });
+        // the root is a host too: host count = Σ y + 1 (HiGHS drops the
+        // constant; the sidecar keeps it as the offset)
+        let stage = match minimise_hosts {
+            true => Stage::new(format!("hosts-root{r}"), "host count with this root"),
+            false => Stage::new(
+                format!("test-root{r}-k{cap}"),
+                "host count (a feasibility test)",
+            ),
+        };
         let res = minimise(
             b,
-            total,
+            total + 1.0,
             cons,
             start.as_deref(),
-            &MipSettings::within(dl, 0.999),
+            &MipSettings::within(dl, 0.999).stage(stage),
         );
         match res.status {
             Status::Optimal => match &res.values {
@@ -224,6 +237,7 @@ pub(crate) fn min_hosts(
     known_lb: usize,
     dl: &Deadline,
 ) -> HostStage {
+    write_reference(inst, dl);
     if !within_bound(inst.gamma, inst.bound) {
         return HostStage::Infeasible(format!(
             "Γ = {} > μ = {}: no CS solution meets the bound",
@@ -245,10 +259,12 @@ pub(crate) fn min_hosts(
         })
         .collect();
     order.sort_unstable();
-    let lbs: Vec<usize> = order
-        .par_iter()
-        .map(|&(_, r)| roots.try_root(r, known_lb, dl))
-        .collect();
+    let lbs: Vec<usize> = install(dl, || {
+        order
+            .par_iter()
+            .map(|&(_, r)| roots.try_root(r, known_lb, dl))
+            .collect()
+    });
     roots.stage(lbs.into_iter().min().unwrap_or(usize::MAX))
 }
 
@@ -333,30 +349,32 @@ fn extremes(cs: &Cs, sol: &SpdSolution) -> (f64, f64) {
 /// with `lo <= p <= hi` (and within μ).
 fn probe(cs: &Cs, k: usize, lo: f64, hi: f64, dl: &Deadline) -> Probe {
     let found = AtomicBool::new(false);
-    let results: Vec<Result<Option<Scored>, String>> = (0..cs.n)
-        .into_par_iter()
-        .map(|r| {
-            if found.load(Ordering::SeqCst) {
-                return Ok(None);
-            }
-            let ok = |c: usize, s: usize| {
-                let p = cs.path(c, s, r);
-                p <= hi && p >= lo && cs.fits(c, s, r)
-            };
-            match cs.cover(r, &ok, k, false, dl) {
-                Cover::Found(h) => {
-                    let sc = cs.assign(r, &h, &ok).and_then(|sol| score(cs.inst, sol));
-                    if sc.is_some() {
-                        found.store(true, Ordering::SeqCst);
-                    }
-                    Ok(sc)
+    let results: Vec<Result<Option<Scored>, String>> = install(dl, || {
+        (0..cs.n)
+            .into_par_iter()
+            .map(|r| {
+                if found.load(Ordering::SeqCst) {
+                    return Ok(None);
                 }
-                Cover::None => Ok(None),
-                Cover::Unknown(_) => Err("the deadline was hit".into()),
-                Cover::Error(e) => Err(format!("HiGHS failed: {e}")),
-            }
-        })
-        .collect();
+                let ok = |c: usize, s: usize| {
+                    let p = cs.path(c, s, r);
+                    p <= hi && p >= lo && cs.fits(c, s, r)
+                };
+                match cs.cover(r, &ok, k, false, dl) {
+                    Cover::Found(h) => {
+                        let sc = cs.assign(r, &h, &ok).and_then(|sol| score(cs.inst, sol));
+                        if sc.is_some() {
+                            found.store(true, Ordering::SeqCst);
+                        }
+                        Ok(sc)
+                    }
+                    Cover::None => Ok(None),
+                    Cover::Unknown(_) => Err("the deadline was hit".into()),
+                    Cover::Error(e) => Err(format!("HiGHS failed: {e}")),
+                }
+            })
+            .collect()
+    });
     let mut why = None;
     for r in results {
         match r {
@@ -428,13 +446,15 @@ fn delay_stage(cs: &Cs, best: Scored, dl: &Deadline) -> (Scored, Option<String>)
     roots.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let best = Mutex::new(best);
     let why = Mutex::new(None::<String>);
-    roots.par_iter().for_each(|&(floor, r)| {
-        if lock(&why).is_some() {
-            return;
-        }
-        if let Err(w) = bisect_root(cs, r, floor, k, &best, dl) {
-            *lock(&why) = Some(w);
-        }
+    install(dl, || {
+        roots.par_iter().for_each(|&(floor, r)| {
+            if lock(&why).is_some() {
+                return;
+            }
+            if let Err(w) = bisect_root(cs, r, floor, k, &best, dl) {
+                *lock(&why) = Some(w);
+            }
+        })
     });
     let best = best.into_inner().unwrap_or_else(|e| e.into_inner());
     (best, why.into_inner().unwrap_or_else(|e| e.into_inner()))

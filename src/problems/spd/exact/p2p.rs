@@ -5,6 +5,7 @@
 use crate::core::{within_bound, Status};
 use crate::lp::highs::MipSettings;
 use crate::lp::highs::{minimise, Col, MipBuilder};
+use crate::lp::model_out::Stage;
 use crate::problems::spd::exact::Deadline;
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use good_lp::{constraint, variable, Constraint, Expression};
@@ -182,6 +183,37 @@ struct Levels {
     w: Vec<Col>,
 }
 
+/// When the run writes its models: the level-indicator MILP minimising
+/// the host count at the instance's bound, written and not solved, as the
+/// reference formulation of stage 1 (the engine decides host counts by the
+/// constraint search, or by this MILP only on instances the search
+/// declines).
+pub(crate) fn write_reference(inst: &SpdInstance, dl: &Deadline) {
+    let Some(io) = dl.io().filter(|io| io.model_out.is_some()) else {
+        return;
+    };
+    let mut io = (**io).clone();
+    if let Some(m) = &mut io.model_out {
+        m.write_only = true;
+    }
+    let dl = dl.clone().with_io(io);
+    let Ok(model) = P2pModel::new(inst, Limits::bound(inst.bound), &dl) else {
+        return;
+    };
+    let stage = Stage::new("reference-p2p-hosts", "host count at the instance's bound").reference(
+        "the engine decides P2P host counts by a constraint search (this MILP only on \
+         instances the search declines); this MILP has the same optimum",
+    );
+    let hosts = model.hosts_expr();
+    let _ = minimise(
+        model.b,
+        hosts,
+        model.cons,
+        None,
+        &MipSettings::within(&dl, 0.999).stage(stage),
+    );
+}
+
 /// A P2P MILP under construction.
 pub(crate) struct P2pModel<'a> {
     inst: &'a SpdInstance,
@@ -199,13 +231,14 @@ pub(crate) struct P2pModel<'a> {
 impl<'a> P2pModel<'a> {
     /// The model for `lim`, with the upper side and (when `lim.lo` is set)
     /// the lower side. `Err(c)`: client `c` can use no server.
-    pub(crate) fn new(inst: &'a SpdInstance, lim: Limits) -> Result<Self, usize> {
+    /// (`dl`: the run, whose settings say whether columns are named.)
+    pub(crate) fn new(inst: &'a SpdInstance, lim: Limits, dl: &Deadline) -> Result<Self, usize> {
         let allowed = allowed_pairs(inst, &lim)?;
         let mut model = P2pModel {
             inst,
             lim,
             allowed,
-            b: MipBuilder::new(),
+            b: MipBuilder::for_run(dl),
             cons: Vec::new(),
             kinds: Vec::new(),
             x: Vec::new(),
@@ -229,7 +262,11 @@ impl<'a> P2pModel<'a> {
 
     fn col(&mut self, kind: Kind) -> Col {
         self.kinds.push(kind);
-        self.b.add(variable().binary())
+        self.b.add_as(variable().binary(), || match kind {
+            Kind::X(c, s) => format!("x[client {c}, server {s}]"),
+            Kind::Z(d, s, k) => format!("z[side {d}, server {s}, level {k}]"),
+            Kind::W(d, s, k) => format!("w[side {d}, server {s}, level {k}]"),
+        })
     }
 
     fn add_assignment(&mut self) {
@@ -245,9 +282,12 @@ impl<'a> P2pModel<'a> {
             }
             self.x.push(cols);
         }
-        for vars in per_client {
+        for (c, vars) in per_client.into_iter().enumerate() {
             let e: Expression = vars.into_iter().sum();
-            self.cons.push(constraint!(e == 1.0));
+            let row = self
+                .b
+                .row(constraint!(e == 1.0), || format!("assign_client_{c}"));
+            self.cons.push(row);
         }
     }
 
@@ -423,6 +463,20 @@ impl<'a> P2pModel<'a> {
         Some(v.collect())
     }
 
+    /// The model's label: the host count, or a test at `cap` hosts of the
+    /// limits (`mu`, `hi`, `lo`).
+    fn stage(&self, cap: Option<usize>) -> Stage {
+        let l = &self.lim;
+        let limits = format!("pair delays within mu {}, hi {}, lo {}", l.mu, l.hi, l.lo);
+        match cap {
+            None => Stage::new("p2p-hosts", format!("host count, {limits}")),
+            Some(k) => Stage::new(
+                format!("p2p-test-k{k}"),
+                format!("host count (a test at {k} hosts), {limits}"),
+            ),
+        }
+    }
+
     /// Solves: minimise the host count (`abs_gap` 0.999, proving it) or, with
     /// `first_feasible`, stop at the first solution within `cap`.
     pub(crate) fn solve(
@@ -438,13 +492,8 @@ impl<'a> P2pModel<'a> {
         }
         let start = start.and_then(|s| self.start(s));
         let gap = if first_feasible { 1e9 } else { 0.999 };
-        let res = minimise(
-            self.b,
-            hosts,
-            self.cons,
-            start.as_deref(),
-            &MipSettings::within(dl, gap),
-        );
+        let settings = MipSettings::within(dl, gap).stage(self.stage(cap));
+        let res = minimise(self.b, hosts, self.cons, start.as_deref(), &settings);
         let m = self.inst.clients();
         let sol = res
             .values

@@ -23,6 +23,7 @@ pub(crate) fn min_hosts(
     known_lb: usize,
     dl: &Deadline,
 ) -> HostStage {
+    crate::problems::spd::exact::p2p::write_reference(inst, dl);
     if let Some(sc) = incumbent.as_ref().filter(|sc| sc.metrics.hosts <= known_lb) {
         return HostStage::Proven(sc.clone());
     }
@@ -116,7 +117,7 @@ fn milp_hosts(
     known_lb: usize,
     dl: &Deadline,
 ) -> HostStage {
-    let Ok(model) = P2pModel::new(inst, Limits::bound(inst.bound)) else {
+    let Ok(model) = P2pModel::new(inst, Limits::bound(inst.bound), dl) else {
         return match incumbent {
             None => HostStage::Infeasible("a client has no usable server".into()),
             Some(sc) => HostStage::Failed("the pair filter failed".into(), Some(sc)),

@@ -130,7 +130,7 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
         2 => return p2p_few::at_most_two_hosts(inst, &lim, dl),
         _ => {}
     }
-    let Ok(model) = P2pModel::new(inst, lim) else {
+    let Ok(model) = P2pModel::new(inst, lim, dl) else {
         return Probe::Infeasible;
     };
     let ans = model.solve(Some(k), true, None, dl);

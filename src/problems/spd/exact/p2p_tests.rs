@@ -109,7 +109,7 @@ fn milp_feasibility_matches_brute_force() {
         let (inst, lim, k) = random_case(&mut rng, seed, 6);
         let m = inst.clients();
         let want = exists(&inst, &lim, k);
-        let got = match P2pModel::new(&inst, lim) {
+        let got = match P2pModel::new(&inst, lim, &Deadline::none()) {
             Err(_) => false,
             Ok(model) => {
                 let ans = model.solve(Some(k), true, None, &dl);
@@ -147,10 +147,12 @@ fn milp_host_minimum_matches_brute_force() {
         let inst = tiny(5, 6, [0.7, 0.9, 1.0][seed as usize % 3], seed);
         let lim = Limits::bound(inst.bound);
         let want = (1..=5).find(|&k| exists(&inst, &lim, k));
-        let got = P2pModel::new(&inst, lim).ok().and_then(|model| {
-            let ans = model.solve(None, false, None, &dl);
-            (ans.status == Status::Optimal).then(|| ans.solution.and_then(|s| score(&inst, s)))
-        });
+        let got = P2pModel::new(&inst, lim, &Deadline::none())
+            .ok()
+            .and_then(|model| {
+                let ans = model.solve(None, false, None, &dl);
+                (ans.status == Status::Optimal).then(|| ans.solution.and_then(|s| score(&inst, s)))
+            });
         match want {
             None => assert!(got.is_none(), "seed {seed}"),
             Some(k) => assert_eq!(
@@ -182,7 +184,7 @@ fn presolve_infeasibility_claims_are_rechecked() {
     };
     let known = score(&inst, known).expect("the stored solution is feasible");
     assert!(known.metrics.hosts <= 7 && known.metrics.delay <= lim.hi);
-    let model = P2pModel::new(&inst, lim).expect("every client has a server");
+    let model = P2pModel::new(&inst, lim, &Deadline::none()).expect("every client has a server");
     let ans = model.solve(Some(7), true, None, &Deadline::none());
     assert_eq!(ans.status, Status::Optimal, "{:?}", ans.message);
     let found = ans
@@ -215,4 +217,51 @@ fn allowed_pairs_by_threshold_equals_the_definition() {
             "seed {seed}"
         );
     }
+}
+
+/// The MILP route's own model (not the reference), written by a run that
+/// writes its models, read back and solved, has the host count the route
+/// proves; a lower-limit model (both sides) too.
+#[test]
+fn the_milp_routes_written_models_solve_to_its_answers() {
+    use crate::lp::model_out::{ModelFormat, ModelOut, SolverIo};
+    use crate::lp::read::{read_mps, solve};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let io = SolverIo {
+        model_out: Some(ModelOut::new(dir.path().to_path_buf(), ModelFormat::Mps)),
+        ..SolverIo::default()
+    };
+    let mut optimal = 0;
+    for seed in 0..4 {
+        let inst = tiny(5, 7, 1.3, seed);
+        let io = io.for_run(&format!("tiny{seed}"), "milp-route");
+        let dl = Deadline::none().with_io(io.clone());
+        let lims = [
+            Limits::bound(inst.bound),
+            Limits {
+                lo: 0.0,
+                ..Limits::bound(inst.bound)
+            },
+        ];
+        for lim in lims {
+            let Ok(model) = P2pModel::new(&inst, lim, &dl) else {
+                continue;
+            };
+            let ans = model.solve(None, false, None, &dl);
+            let written = io.written();
+            let file = written.last().expect("a model was written");
+            let text = std::fs::read_to_string(file).expect("reads");
+            let back = solve(&read_mps(&text).expect("parses")).expect("solves");
+            match ans.status {
+                Status::Optimal => {
+                    let hosts = ans.bound.expect("a bound");
+                    assert!((back.objective.unwrap_or(f64::NAN) - hosts).abs() < 1e-6);
+                    optimal += 1;
+                }
+                Status::Infeasible => assert_eq!(back.status, "Infeasible"),
+                s => panic!("seed {seed}: {s:?}"),
+            }
+        }
+    }
+    assert!(optimal >= 4, "{optimal} optimal models");
 }

@@ -38,6 +38,9 @@ pub struct PlanSpdArgs {
     /// are kept, the sweep goes on below the last one.
     #[arg(long)]
     pub resume: bool,
+    /// Models out (each μ's stages), HiGHS log, threads.
+    #[command(flatten)]
+    pub solver: crate::cli::model::SolverArgs,
 }
 
 /// The `plan spd` hook.
@@ -65,6 +68,7 @@ pub fn run_plan_spd(a: &PlanSpdArgs) -> Result<i32> {
         range,
         time_limit: parse_time_limit(&a.time_limit)?,
         seed: a.seed,
+        io: a.solver.io()?,
     };
     eprintln!(
         "plan spd: {} ({}, {} servers, {} clients, Γ = {:.3})",

@@ -64,6 +64,9 @@ pub struct PlanOptions {
     pub time_limit: Option<f64>,
     /// Seed for the heuristics.
     pub seed: u64,
+    /// Models out, HiGHS log, threads (`--write-model`, `--solver-log`,
+    /// `--threads`); each μ's models are named `<instance>.exact.mu<μ>.<stage>`.
+    pub io: crate::lp::model_out::SolverIo,
 }
 
 /// One breakpoint `(μ, hosts)` of the frontier.
@@ -242,7 +245,9 @@ fn solve_at(
     let mut at = inst.clone();
     at.bound = mu;
     at.bound_factor = None;
-    let so = SolveOptions::new(None, opts.seed).with_deadline(deadline.clone());
+    let so = SolveOptions::new(None, opts.seed)
+        .with_deadline(deadline.clone())
+        .with_io(opts.io.for_run(&inst.name, &format!("exact.mu{mu}")));
     let (host, delay) = hosts_then_delay(&at, &so, known_lb);
     match (host, delay) {
         (HostStage::Proven(sc), Some((best, why))) => {

@@ -33,6 +33,7 @@
 //! broken by delay.
 
 use crate::lp::highs::{minimise, Col, MipBuilder, MipResult, MipSettings};
+use crate::lp::model_out::Stage;
 pub(crate) mod p2p;
 
 use crate::core::engine::{Ctx, Engine};
@@ -67,10 +68,13 @@ impl Assign {
         let mut x = Vec::with_capacity(inst.clients());
         for c in 0..inst.clients() {
             let vars: Vec<(usize, Col, f64)> = (0..hosts.len())
-                .filter_map(|h| coef(c, hosts[h]).map(|a| (h, model.add(variable().binary()), a)))
+                .filter_map(|h| {
+                    let x = || format!("x[client {c}, server {}]", hosts[h]);
+                    coef(c, hosts[h]).map(|a| (h, model.add_as(variable().binary(), x), a))
+                })
                 .collect();
             let sum: Expression = vars.iter().map(|v| v.1.var).sum();
-            rows.push(constraint!(sum == 1.0));
+            rows.push(model.row(constraint!(sum == 1.0), || format!("assign_client_{c}")));
             x.push(vars);
         }
         Assign { hosts, x }
@@ -146,15 +150,19 @@ fn solve_cs(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> SpdOutcome {
     };
     let heur = chains(inst, start).unwrap_or_else(|| start.clone());
     let mu = inst.bound;
-    let mut model = MipBuilder::new();
+    let mut model = MipBuilder::for_run(&ctx.deadline);
     let mut rows = Vec::new();
     let path = |c: usize, s: usize| {
         let p = inst.cs_path(c, s, r);
         (p.is_finite() && within_bound(2.0 * p, mu)).then_some(p)
     };
     let x = Assign::new(&mut model, &mut rows, inst, host_list(inst, start), path);
-    let u = model.add(variable().min(0.0).max(mu / 2.0));
-    let l = model.add(variable().min(0.0).max(mu / 2.0));
+    let u = model.add_as(variable().min(0.0).max(mu / 2.0), || {
+        "u[longest path]".into()
+    });
+    let l = model.add_as(variable().min(0.0).max(mu / 2.0), || {
+        "l[shortest path]".into()
+    });
     for vars in &x.x {
         let p: Expression = vars.iter().map(|v| v.2 * v.1.var).sum();
         rows.push(constraint!(u.var >= p.clone()));
@@ -175,7 +183,8 @@ fn solve_cs(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> SpdOutcome {
         v[l.idx] = lo.min(hi);
     });
     let obj = 2.0 * u.var - 2.0 * l.var;
-    let res = minimise(model, obj, rows, Some(&values), &settings(ctx));
+    let stage = Stage::new("variation", "delay variation 2(u - l) at the start's hosts");
+    let res = minimise(model, obj, rows, Some(&values), &settings(ctx).stage(stage));
     let decoded = res.values.as_ref().and_then(|_| x.decode(&res, Some(r)));
     outcome(res, decoded, heur)
 }

@@ -3,6 +3,7 @@
 use crate::core::Ctx;
 use crate::core::Status;
 use crate::lp::highs::{minimise, Col, MipBuilder};
+use crate::lp::model_out::Stage;
 use crate::problems::spd::engines::SpdOutcome;
 use crate::problems::spd::eval::evaluate_spd;
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
@@ -54,7 +55,9 @@ fn host_rows(
             ));
         }
         if p + 1 < members.len() {
-            let w = model.add(variable().min(0.0).max(k.amax));
+            let w = model.add_as(variable().min(0.0).max(k.amax), || {
+                format!("w[host slot {h}, chain {p}]")
+            });
             rows.push(constraint!(w.var >= a * xc.var));
             if let Some(prev) = desc.last() {
                 rows.push(constraint!(w.var >= prev.3.var));
@@ -68,7 +71,9 @@ fn host_rows(
             rows.push(constraint!(l.var <= a + prev.3.var + k.mu - k.mu * xc.var));
         }
         if p + 1 < members.len() {
-            let q = model.add(variable().min(0.0).max(top));
+            let q = model.add_as(variable().min(0.0).max(top), || {
+                format!("q[host slot {h}, chain {p}]")
+            });
             rows.push(constraint!(q.var <= a + top - top * xc.var));
             if let Some(prev) = asc.last() {
                 rows.push(constraint!(q.var <= prev.3.var));
@@ -89,10 +94,14 @@ fn cross_rows(
     k: &Consts,
 ) -> Vec<HostCols> {
     let hosts: Vec<HostCols> = (0..x.hosts.len())
-        .map(|_| HostCols {
-            y: model.add(variable().binary()),
-            big: model.add(variable().min(0.0).max(k.amax)),
-            small: model.add(variable().min(0.0).max(k.amax)),
+        .map(|h| HostCols {
+            y: model.add_as(variable().binary(), || format!("y[host slot {h}]")),
+            big: model.add_as(variable().min(0.0).max(k.amax), || {
+                format!("big[host slot {h}]")
+            }),
+            small: model.add_as(variable().min(0.0).max(k.amax), || {
+                format!("small[host slot {h}]")
+            }),
         })
         .collect();
     for vars in &x.x {
@@ -174,7 +183,7 @@ pub(crate) fn solve_p2p(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> S
         return SpdOutcome::claim(Status::Optimal, heur, Some(0.0))
             .with_message("fewer than two clients: no pair, variation 0");
     }
-    let mut model = MipBuilder::new();
+    let mut model = MipBuilder::for_run(&ctx.deadline);
     let mut rows = Vec::new();
     let access = |c: usize, s: usize| Some(inst.access(c, s)).filter(|a| a.is_finite());
     let x = Assign::new(&mut model, &mut rows, inst, host_list(inst, start), access);
@@ -195,15 +204,26 @@ pub(crate) fn solve_p2p(inst: &SpdInstance, start: &SpdSolution, ctx: &Ctx) -> S
     // μ (up to 1e308 in a file) is clamped to what the data need (fuzz3 D7:
     // HiGHS refused a model with μ = 1e15).
     k.mu = k.mu.min(2.0 * k.amax + k.dmax);
-    let u = model.add(variable().min(0.0).max(k.mu));
-    let l = model.add(variable().min(0.0).max(k.mu));
+    let u = model.add_as(variable().min(0.0).max(k.mu), || {
+        "u[largest pair delay]".into()
+    });
+    let l = model.add_as(variable().min(0.0).max(k.mu), || {
+        "l[least pair delay]".into()
+    });
     rows.push(constraint!(l.var <= u.var));
     let hosts = cross_rows(&mut model, &mut rows, inst, &x, (u, l), &k);
     let chains: Vec<(Chain, Chain)> = (0..x.hosts.len())
         .map(|h| host_rows(&mut model, &mut rows, &x, h, (u, l), &k))
         .collect();
     let values = start_for(model.len(), inst, &x, &heur, (&hosts, &chains, (u, l)), &k);
-    let res = minimise(model, u.var - l.var, rows, Some(&values), &settings(ctx));
+    let stage = Stage::new("variation", "delay variation u - l at the start's hosts");
+    let res = minimise(
+        model,
+        u.var - l.var,
+        rows,
+        Some(&values),
+        &settings(ctx).stage(stage),
+    );
     let decoded = res.values.as_ref().and_then(|_| x.decode(&res, None));
     outcome(res, decoded, heur)
 }
