@@ -150,6 +150,10 @@ def solve(
     engine: Union[str, Callable[[Instance], Answer]] = "exact",
     time_limit: Optional[float] = 60.0,
     seed: int = 1,
+    threads: Optional[int] = None,
+    write_model: Optional[PathLike] = None,
+    model_format: str = "mps",
+    solver_log: Optional[PathLike] = None,
     **params: Any,
 ) -> Result:
     """Runs one engine on `instance` and returns its evaluated `Result`.
@@ -159,6 +163,12 @@ def solve(
     run as an engine. `time_limit` is in seconds (None or 0: no limit);
     `seed` seeds randomised engines; `**params` are engine parameters
     (`serverpick.params()`), e.g. `kbest_max_subsets=500`.
+
+    `threads` (HiGHS's, and the rayon pool of engines that solve models in
+    parallel), `write_model` (a folder: every MILP/LP the exact engines
+    build, as `.mps` or `model_format="lp"`, with a JSON sidecar) and
+    `solver_log` (a file HiGHS's log is appended to) are the CLI's
+    `--threads`, `--write-model`, `--model-format` and `--solver-log`.
 
     The GIL is released while it runs. Ctrl-C raises KeyboardInterrupt
     within a second; a HiGHS solve in progress cannot see it and finishes
@@ -170,8 +180,18 @@ def solve(
         name = getattr(engine, "__name__", "python")
         rec = _serverpick._solve_with(instance, name, engine, _limit(time_limit), seed)
     else:
-        rec = _serverpick._solve(instance, engine, _limit(time_limit), seed, params)
+        solver = _solver(threads, write_model, model_format, solver_log)
+        rec = _serverpick._solve(instance, engine, _limit(time_limit), seed, params, solver)
     return Result._from_record(rec)
+
+
+def _solver(threads: Optional[int], write_model: Any, model_format: str, solver_log: Any) -> Dict[str, Any]:
+    return {
+        "threads": threads,
+        "write_model": None if write_model is None else os.fspath(write_model),
+        "model_format": model_format,
+        "solver_log": None if solver_log is None else os.fspath(solver_log),
+    }
 
 
 def evaluate(instance: Instance, solution: Answer, root: Optional[int] = None) -> Evaluation:
@@ -297,6 +317,10 @@ def bench(
     resume: bool = False,
     progress: bool = False,
     check: bool = True,
+    threads: Optional[int] = None,
+    write_model: Optional[PathLike] = None,
+    model_format: str = "mps",
+    solver_log: Optional[PathLike] = None,
     **params: Any,
 ) -> List[Dict[str, Any]]:
     """Benchmarks engines over instances: the rows of `results.jsonl`.
@@ -316,7 +340,8 @@ def bench(
     raises KeyboardInterrupt. Conflicts between engines (a claimed optimum
     or bound beaten: a bug in one of them) raise SolverError once every
     output is written, with `.conflicts` and `.rows` (the CLI's exit 1);
-    `check=False` warns instead and returns the rows.
+    `check=False` warns instead and returns the rows. `threads`,
+    `write_model`, `model_format` and `solver_log` are as in `solve`.
     """
     items: List[Union[Instance, PathLike]]
     if isinstance(instances_or_paths, (Instance, str, os.PathLike)):
@@ -342,6 +367,7 @@ def bench(
             bool(resume),
             bool(progress),
             params,
+            _solver(threads, write_model, model_format, solver_log),
         )
     if conflicts and check:
         err = SolverError(f"{len(conflicts)} conflict(s): " + "; ".join(conflicts))

@@ -69,6 +69,7 @@ def _solve(
     time_limit: Optional[float],
     seed: int,
     params: Optional[Dict[str, Any]] = None,
+    solver: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]: ...
 def _solve_with(
     instance: Instance, name: str, function: Any, time_limit: Optional[float], seed: int
@@ -86,4 +87,5 @@ def _bench(
     resume: bool,
     progress: bool,
     params: Optional[Dict[str, Any]] = None,
+    solver: Optional[Dict[str, Any]] = None,
 ) -> Tuple[List[Dict[str, Any]], List[str]]: ...

@@ -111,7 +111,7 @@ fn last_line(py: Python<'_>, e: &PyErr) -> String {
 
 /// Runs the benchmark; the rows as dicts and the conflicts.
 #[pyfunction]
-#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None))]
+#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None, solver=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _bench<'py>(
     py: Python<'py>,
@@ -126,10 +126,12 @@ pub fn _bench<'py>(
     resume: bool,
     progress: bool,
     params: Option<&Bound<'py, PyDict>>,
+    solver: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
     let mut config = BenchConfig::new(paths, out);
     config.engines = engines;
-    config.options = crate::options(py, time_limit, seed, params)?;
+    config.options =
+        crate::options(py, time_limit, seed, params)?.with_io(crate::solver_io(py, solver)?);
     config.repeat = repeat;
     config.jobs = jobs;
     config.resume = resume;

@@ -17,8 +17,10 @@ use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethod
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
+use serverpick::cli::model::SolverArgs;
 use serverpick::core::registry::{self, parse_instance};
 use serverpick::core::{interrupt, Deadline, ProblemInstance, SolveOptions, Source};
+use serverpick::lp::model_out::SolverIo;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -217,10 +219,41 @@ fn options(
     Ok(opts)
 }
 
+/// HiGHS settings from the `solver` keywords (`write_model`,
+/// `model_format`, `solver_log`, `threads`), checked like the CLI's flags.
+fn solver_io(py: Python<'_>, solver: Option<&Bound<'_, PyDict>>) -> PyResult<SolverIo> {
+    let mut args = SolverArgs {
+        model_format: "mps".into(),
+        ..SolverArgs::default()
+    };
+    for (k, v) in solver.into_iter().flat_map(|d| d.iter()) {
+        if v.is_none() {
+            continue;
+        }
+        match k.extract::<String>()?.as_str() {
+            "write_model" => args.write_model = Some(v.extract()?),
+            "model_format" => args.model_format = v.extract()?,
+            "solver_log" => args.solver_log = Some(v.extract()?),
+            "threads" => {
+                let n: i64 = v.extract()?;
+                args.threads = Some(u32::try_from(n).map_err(|_| {
+                    errors::UsageError::new_err(format!("threads {n}: expected a count >= 1"))
+                })?);
+            }
+            other => {
+                return Err(errors::UsageError::new_err(format!(
+                    "unknown solver setting '{other}'"
+                )))
+            }
+        }
+    }
+    args.io().py_err(py)
+}
+
 /// Runs one engine (by name) on an instance; the record as a dict (what
 /// `solve --json` prints). Ctrl-C stops it (see the package docs).
 #[pyfunction]
-#[pyo3(signature = (instance, engine, time_limit, seed, params=None))]
+#[pyo3(signature = (instance, engine, time_limit, seed, params=None, solver=None))]
 fn _solve<'py>(
     py: Python<'py>,
     instance: &PyInstance,
@@ -228,6 +261,7 @@ fn _solve<'py>(
     time_limit: Option<f64>,
     seed: u64,
     params: Option<&Bound<'py, PyDict>>,
+    solver: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let known = instance.inner.family().engines();
     if !known.contains(&engine) {
@@ -238,7 +272,7 @@ fn _solve<'py>(
         )));
     }
     let flag = Arc::new(AtomicBool::new(false));
-    let opts = options(py, time_limit, seed, params)?;
+    let opts = options(py, time_limit, seed, params)?.with_io(solver_io(py, solver)?);
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));
     let inst = instance.inner.clone();
     let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), move || {

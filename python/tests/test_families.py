@@ -110,3 +110,20 @@ def test_the_package_docstring_examples_run():
 
     failed, tried = doctest.testmod(sp, verbose=False)
     assert tried > 0 and failed == 0
+
+
+def test_models_out_log_and_threads(instances_dir, tmp_path):
+    inst = sp.read(instances_dir / "cma-small.json")
+    r = sp.solve(inst, "exact", threads=1, write_model=tmp_path / "models", solver_log=tmp_path / "highs.log")
+    assert r.status == "optimal"
+    written = sorted(p.name for p in (tmp_path / "models").iterdir())
+    assert any(n.endswith(".mps") for n in written) and any(n.endswith(".json") for n in written)
+    assert (tmp_path / "highs.log").read_text()
+    with pytest.raises(sp.UsageError, match="threads"):
+        sp.solve(inst, "exact", threads=0)
+    with pytest.raises(sp.UsageError):
+        sp.solve(inst, "exact", write_model=tmp_path / "m2", model_format="xls")
+    rows = sp.bench(instances_dir / "cma-small.json", engines=["exact"], write_model=tmp_path / "b",
+                    model_format="lp")
+    assert rows[0]["status"] == "optimal"
+    assert any(p.suffix == ".lp" for p in (tmp_path / "b").iterdir())
