@@ -96,3 +96,15 @@ def test_from_json_errors_name_the_field():
     with pytest.raises(sp.InputError) as e:
         sp.from_json("{not json")
     assert e.value.file == "<json>"
+
+
+def test_a_npy_side_file_is_read(tmp_path):
+    delay = np.arange(6, dtype=np.float32).reshape(3, 2) + 0.5
+    np.save(tmp_path / "d.npy", delay)
+    (tmp_path / "i.json").write_text(json.dumps(
+        {"problem": "cma", "version": 1, "mirrors": 2, "capacity": [2, 2], "delay": {"npy": "d.npy"}}))
+    inst = sp.read(tmp_path / "i.json")
+    np.testing.assert_array_equal(inst.delay, delay.astype(np.float64))
+    np.save(tmp_path / "d.npy", np.asfortranarray(np.ones((3, 2))))  # saved in Fortran order
+    with pytest.raises(sp.InputError, match="Fortran order"):
+        sp.read(tmp_path / "i.json")

@@ -1,6 +1,8 @@
-//! Matrix fields: inline JSON arrays of rows, or `{"csv": "relative/path.csv"}`
+//! Matrix fields: inline JSON arrays of rows, `{"csv": "relative/path.csv"}`
 //! (formats.md "Large matrices": headerless CSV, empty cell = null, path
-//! relative to the JSON file).
+//! relative to the JSON file) or `{"npy": "relative/path.npy"}` (numpy's
+//! binary format, [`crate::net::npy`]: `NaN` = null). Both side files follow
+//! the same path policy and size limit.
 //!
 //! # Delay limit
 //!
@@ -96,6 +98,9 @@ pub fn read_matrix_shaped(
     )
 }
 
+/// What a matrix field may be.
+const EXPECTED: &str = "expected an array of rows, {\"csv\": \"path\"} or {\"npy\": \"path\"}";
+
 fn read_matrix_limited(
     value: &Value,
     field: &str,
@@ -109,29 +114,18 @@ fn read_matrix_limited(
             .enumerate()
             .map(|(i, row)| read_row(row, &format!("{field}[{i}]"), src.file))
             .collect(),
-        Value::Object(obj) => {
-            let Some(Value::String(rel)) = obj.get("csv") else {
-                return Err(Error::input(
-                    src.file,
-                    field,
-                    "expected an array of rows or {\"csv\": \"path\"}",
-                ));
-            };
-            if obj.len() != 1 {
-                return Err(Error::input(
-                    src.file,
-                    field,
-                    "only the key \"csv\" is allowed here",
-                ));
+        Value::Object(obj) if obj.len() == 1 => match obj.iter().next() {
+            Some((key, Value::String(rel))) if key == "csv" || key == "npy" => {
+                let path = resolve_side_path(src, rel, field, key)?;
+                if key == "csv" {
+                    read_csv(&path, field, src.file, limit, shape)
+                } else {
+                    crate::net::npy::read_npy(&path, field, src.file, limit, shape)
+                }
             }
-            let path = resolve_csv_path(src, rel, field)?;
-            read_csv(&path, field, src.file, limit, shape)
-        }
-        _ => Err(Error::input(
-            src.file,
-            field,
-            "expected an array of rows or {\"csv\": \"path\"}",
-        )),
+            _ => Err(Error::input(src.file, field, EXPECTED)),
+        },
+        _ => Err(Error::input(src.file, field, EXPECTED)),
     }
 }
 
@@ -187,9 +181,14 @@ fn any_path_allowed() -> bool {
     std::env::var_os(ALLOW_ANY_PATH_ENV).is_some_and(|v| v == "1")
 }
 
-/// Resolves a `{"csv": rel}` path against the instance's folder under the
-/// path policy of the module doc.
-fn resolve_csv_path(src: &MatrixSource<'_>, rel: &str, field: &str) -> Result<PathBuf> {
+/// Resolves a `{"csv": rel}` (or `{"npy": rel}`, `kind`) path against the
+/// instance's folder under the path policy of the module doc.
+fn resolve_side_path(
+    src: &MatrixSource<'_>,
+    rel: &str,
+    field: &str,
+    kind: &str,
+) -> Result<PathBuf> {
     let base = if src.base_dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -207,7 +206,7 @@ fn resolve_csv_path(src: &MatrixSource<'_>, rel: &str, field: &str) -> Result<Pa
         return Err(Error::input(
             src.file,
             field,
-            format!("csv path '{rel}' is absolute: {hint}"),
+            format!("{kind} path '{rel}' is absolute: {hint}"),
         ));
     }
     if rel_path
@@ -217,7 +216,7 @@ fn resolve_csv_path(src: &MatrixSource<'_>, rel: &str, field: &str) -> Result<Pa
         return Err(Error::input(
             src.file,
             field,
-            format!("csv path '{rel}' leaves the instance's folder (..): {hint}"),
+            format!("{kind} path '{rel}' leaves the instance's folder (..): {hint}"),
         ));
     }
     // A symlink may still point outside; compare the resolved paths. A path
@@ -228,7 +227,7 @@ fn resolve_csv_path(src: &MatrixSource<'_>, rel: &str, field: &str) -> Result<Pa
                 src.file,
                 field,
                 format!(
-                    "csv path '{rel}' resolves outside the instance's folder (a symlink): {hint}"
+                    "{kind} path '{rel}' resolves outside the instance's folder (a symlink): {hint}"
                 ),
             ));
         }

@@ -4,3 +4,4 @@
 pub mod brite;
 pub mod matrix;
 pub mod network;
+pub mod npy;

@@ -9,7 +9,7 @@ use crate::core::registry::read_instance;
 use crate::core::Family;
 use crate::error::{Error, Result};
 use crate::problems::cma::events::{summary_md, write_simulation};
-use crate::problems::cma::file::write_cma;
+use crate::problems::cma::file::{write_cma_with, SideFile};
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
 use crate::problems::cma::repro::{self, CmaGrid};
 use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
@@ -105,8 +105,12 @@ pub struct GenCmaArgs {
     #[arg(long, default_value = "smallest")]
     pub edge_conn: String,
     /// Write the delay matrix to a side CSV (`<stem>.delay.csv`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "npy")]
     pub csv: bool,
+    /// Write the delay matrix to numpy's binary format next to the file
+    /// (`<stem>.delay.npy`: float64, C order; `numpy.load` reads it).
+    #[arg(long)]
+    pub npy: bool,
     /// Write the paper's nine scenario files (join/leave/dynamic × 5/10/20
     /// mirrors) into the folder `--out`.
     #[arg(long)]
@@ -125,6 +129,15 @@ pub fn parse_edge_conn(s: &str) -> Result<EdgeConn> {
     })
 }
 
+/// Where `gen cma` puts the delay matrix (`--csv`, `--npy`).
+fn side(args: &GenCmaArgs) -> SideFile {
+    match (args.csv, args.npy) {
+        (true, _) => SideFile::Csv,
+        (_, true) => SideFile::Npy,
+        _ => SideFile::Inline,
+    }
+}
+
 /// Runs `gen cma`.
 pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
     let edge_conn = parse_edge_conn(&args.edge_conn)?;
@@ -137,7 +150,7 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
                 cfg.brite.edge_conn = edge_conn;
                 let inst = generate_cma(&cfg)?;
                 let path = args.out.join(format!("cma-{}-{k}m.json", scenario.name()));
-                write_cma(&path, &inst, args.csv)?;
+                write_cma_with(&path, &inst, side(args))?;
                 eprintln!("wrote {}", path.display());
             }
         }
@@ -155,7 +168,7 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
     };
     cfg.brite.edge_conn = edge_conn;
     let inst = generate_cma(&cfg)?;
-    write_cma(&args.out, &inst, args.csv)?;
+    write_cma_with(&args.out, &inst, side(args))?;
     eprintln!(
         "wrote {} ({} clients, {} mirrors, capacities {:?}{})",
         args.out.display(),

@@ -527,21 +527,49 @@ pub fn to_file(inst: &CmaInstance, csv: Option<&str>) -> CmaFile {
     }
 }
 
+/// Where [`write_cma_with`] puts the delay matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideFile {
+    /// Inline, in the JSON file.
+    Inline,
+    /// A headerless CSV next to it (`<stem>.delay.csv`).
+    Csv,
+    /// numpy's `.npy` next to it (`<stem>.delay.npy`, float64, C order).
+    Npy,
+}
+
 /// Writes `inst` to `path`. With `csv`, the delay matrix goes to a headerless
 /// CSV next to it (`<stem>.delay.csv`), which keeps large instances small.
 pub fn write_cma(path: &Path, inst: &CmaInstance, csv: bool) -> Result<()> {
-    let csv_name = csv.then(|| {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "instance".into());
-        format!("{stem}.delay.csv")
-    });
-    if let Some(name) = &csv_name {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        write_delay_csv(&dir.join(name), inst)?;
+    let side = if csv { SideFile::Csv } else { SideFile::Inline };
+    write_cma_with(path, inst, side)
+}
+
+/// Writes `inst` to `path` with its delay matrix where `side` says.
+pub fn write_cma_with(path: &Path, inst: &CmaInstance, side: SideFile) -> Result<()> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "instance".into());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    // A side file's name replaces the placeholder (the matrix is never
+    // inlined on the way).
+    let mut file = to_file(inst, (side != SideFile::Inline).then_some("side"));
+    match side {
+        SideFile::Inline => {}
+        SideFile::Csv => {
+            let name = format!("{stem}.delay.csv");
+            write_delay_csv(&dir.join(&name), inst)?;
+            file.delay = json!({ "csv": name });
+        }
+        SideFile::Npy => {
+            let name = format!("{stem}.delay.npy");
+            let values = (0..inst.clients()).flat_map(|i| inst.row(i).iter().copied());
+            let shape = (inst.clients(), inst.mirrors());
+            crate::net::npy::write_npy(&dir.join(&name), shape, values)?;
+            file.delay = json!({ "npy": name });
+        }
     }
-    let file = to_file(inst, csv_name.as_deref());
     let text = serde_json::to_string_pretty(&file)
         .map_err(|e| Error::Usage(format!("cannot serialise the instance: {e}")))?;
     std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
