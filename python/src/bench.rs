@@ -73,14 +73,8 @@ fn view_of(
     let text = serde_json::to_string(&value).map_err(|e| e.to_string())?;
     let src = Source::memory(text, inst.name(), inst.name());
     let parsed = parse_instance(&src).map_err(|e| e.to_string())?;
-    let view = Py::new(
-        py,
-        PyInstance {
-            inner: Arc::from(parsed),
-            text: Some(src.text),
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let view = Py::new(py, PyInstance::new(Arc::from(parsed), Some(src.text)))
+        .map_err(|e| e.to_string())?;
     map.insert(key, view.clone_ref(py));
     Ok(view)
 }

@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use serde_json::Value;
 use serverpick::core::{NamedArray, ProblemInstance};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// An instance of any family (SPD, SPDVR, CMA, AG, rank, ranges).
 ///
@@ -24,17 +24,33 @@ pub struct PyInstance {
     pub inner: Arc<dyn ProblemInstance>,
     /// The text it was read from, for families that cannot write
     /// themselves back.
-    pub text: Option<String>,
+    text: Option<String>,
+    /// The instance file's JSON, built on first use (scalar attributes,
+    /// `to_json`).
+    value: OnceLock<Value>,
 }
 
 impl PyInstance {
-    /// The instance file's JSON.
-    pub fn value(&self) -> serverpick::Result<Value> {
-        match (self.inner.to_value(), &self.text) {
-            (Ok(v), _) => Ok(v),
-            (Err(_), Some(text)) => serverpick::io::json_strict::parse_value(text, "the instance"),
-            (Err(e), None) => Err(e),
+    /// A view of `inner` (`text`: what it was read from, if known).
+    pub fn new(inner: Arc<dyn ProblemInstance>, text: Option<String>) -> Self {
+        PyInstance {
+            inner,
+            text,
+            value: OnceLock::new(),
         }
+    }
+
+    /// The instance file's JSON.
+    pub fn value(&self) -> serverpick::Result<&Value> {
+        if let Some(v) = self.value.get() {
+            return Ok(v);
+        }
+        let v = match (self.inner.to_value(), &self.text) {
+            (Ok(v), _) => v,
+            (Err(_), Some(text)) => serverpick::io::json_strict::parse_value(text, "the instance")?,
+            (Err(e), None) => return Err(e),
+        };
+        Ok(self.value.get_or_init(|| v))
     }
 }
 
@@ -76,19 +92,19 @@ impl PyInstance {
     #[pyo3(signature = (indent=None))]
     fn to_json(&self, py: Python<'_>, indent: Option<usize>) -> PyResult<String> {
         let v = self.value().py_err(py)?;
-        convert::dumps(&v, indent)
+        convert::dumps(v, indent)
     }
 
     /// The instance file's content as a dict.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        convert::to_python(py, &self.value().py_err(py)?)
+        convert::to_python(py, self.value().py_err(py)?)
     }
 
     /// Writes it as an instance file that `serverpick solve` (and `read`)
     /// reads back.
     fn write(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let v = self.value().py_err(py)?;
-        let text = convert::dumps(&v, Some(1))? + "\n";
+        let text = convert::dumps(v, Some(1))? + "\n";
         std::fs::write(&path, text).map_err(|e| {
             crate::errors::input_error(
                 py,
@@ -111,8 +127,10 @@ impl PyInstance {
     }
 
     fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        if let Some(a) = self.inner.arrays().into_iter().find(|a| a.name == name) {
-            return array(py, a);
+        if ARRAY_NAMES.contains(&name) {
+            if let Some(a) = self.inner.arrays().into_iter().find(|a| a.name == name) {
+                return array(py, a);
+            }
         }
         if let Ok(Value::Object(map)) = self.value() {
             if let Some(v) = map.get(name).filter(|v| !v.is_array() && !v.is_object()) {
@@ -134,6 +152,18 @@ impl PyInstance {
         )
     }
 }
+
+/// The arrays families give (`ProblemInstance::arrays`): only these names
+/// build them.
+const ARRAY_NAMES: &[&str] = &[
+    "access",
+    "server_latency",
+    "distance",
+    "mu",
+    "delay",
+    "capacity",
+    "open_cost",
+];
 
 fn describe(inst: &dyn ProblemInstance) -> String {
     let f = inst.features();

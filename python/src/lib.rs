@@ -73,11 +73,8 @@ fn params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
 fn read(py: Python<'_>, path: PathBuf, problem: Option<&str>) -> PyResult<PyInstance> {
     let opts = SolveOptions::default();
     let inst = registry::read_instance_as(&path, problem, None, &opts).py_err(py)?;
-    let text = serverpick::io::read_text(&path).ok();
-    Ok(PyInstance {
-        inner: Arc::from(inst),
-        text,
-    })
+    // Every built-in family writes itself back (`to_value`): no text kept.
+    Ok(PyInstance::new(Arc::from(inst), None))
 }
 
 /// An instance from an instance file's content (a dict or JSON text),
@@ -95,10 +92,7 @@ fn from_json(py: Python<'_>, data: &Bound<'_, PyAny>, name: Option<&str>) -> PyR
 fn from_text(py: Python<'_>, text: String, file: &str, name: &str) -> PyResult<PyInstance> {
     let src = Source::memory(text, file, name);
     let inst = parse_instance(&src).py_err(py)?;
-    Ok(PyInstance {
-        inner: Arc::from(inst),
-        text: Some(src.text),
-    })
+    Ok(PyInstance::new(Arc::from(inst), Some(src.text)))
 }
 
 /// A float64 array of `ndim` dimensions from any array-like.
