@@ -12,6 +12,7 @@
 //! leaves, in practice few because the LP bound of the strong formulation is
 //! tight on p-median instances.
 
+use super::fastswap::local_search;
 use super::lagrange::{AscentSettings, Fix, LagEval, Lagrangian};
 use super::{Planner, SetEval};
 use crate::core::Status;
@@ -59,7 +60,15 @@ pub struct PointResult {
     pub nodes: usize,
     /// Wall time, milliseconds.
     pub time_ms: f64,
+    /// What proved an `optimal` point: `root` (the Lagrangian bound at the
+    /// root), `branch-and-bound`, either with `+rounding` (integral data: the
+    /// bound rounded up), or `milp` (HiGHS); `None` otherwise.
+    pub proof: Option<&'static str>,
 }
+
+/// Below the root, every this many nodes the relaxation's set is improved
+/// by fast swaps and offered.
+const LOCAL_EVERY: usize = 64;
 
 struct Node {
     fix: Vec<Fix>,
@@ -75,6 +84,10 @@ struct Search<'s, 'a> {
     nodes: usize,
     settings: ExactSettings,
     root_lambda: Option<Vec<f64>>,
+    /// Every delay and opening cost is an integer: bounds round up.
+    integral: bool,
+    /// Some node was pruned only thanks to rounding its bound up.
+    rounded: bool,
 }
 
 impl Search<'_, '_> {
@@ -82,10 +95,37 @@ impl Search<'_, '_> {
         self.best.as_ref().map_or(f64::INFINITY, |b| b.objective)
     }
 
-    /// The node is pruned at this bound.
+    /// The node is pruned at this bound (with integral data, any bound
+    /// above `UB − 1` already proves that nothing in the node beats `UB`).
     fn prune_at(&self) -> f64 {
+        let plain = self.plain_prune_at();
+        if self.integral {
+            plain.min(self.upper() - 1.0 + self.round_eps())
+        } else {
+            plain
+        }
+    }
+
+    /// The pruning level without rounding.
+    fn plain_prune_at(&self) -> f64 {
         let ub = self.upper();
         ub - self.planner.tolerance().max(self.settings.gap * ub.abs())
+    }
+
+    /// Slack below an integer within which a bound counts as that integer.
+    fn round_eps(&self) -> f64 {
+        self.planner.tolerance().min(0.01)
+    }
+
+    /// Whether `bound` prunes (noting when only rounding made it).
+    fn prunes(&mut self, bound: f64) -> bool {
+        if bound < self.prune_at() {
+            return false;
+        }
+        if bound < self.plain_prune_at() {
+            self.rounded = true;
+        }
+        true
     }
 
     fn offer(&mut self, open: &[usize]) -> Result<()> {
@@ -144,8 +184,10 @@ pub fn solve_k(
             bound: None,
             nodes: 0,
             time_ms: start.elapsed().as_secs_f64() * 1e3,
+            proof: None,
         });
     }
+    let integral = planner.integral();
     let mut s = Search {
         planner,
         k,
@@ -154,13 +196,15 @@ pub fn solve_k(
         nodes: 0,
         settings,
         root_lambda: None,
+        integral,
+        rounded: false,
     };
     for set in warm {
         s.offer(set)?;
     }
     let timed_out = run_tree(&mut s, lag, lambda)?;
     let ub = s.upper();
-    let bound = s.lower.min(ub);
+    let bound = round_bound(s.lower, s.integral, s.round_eps()).min(ub);
     let status = match (&s.best, timed_out) {
         (_, true) => Status::TimeLimit,
         (Some(_), false) => Status::Optimal,
@@ -169,6 +213,12 @@ pub fn solve_k(
     if let Some(l) = &s.root_lambda {
         lambda.copy_from_slice(l);
     }
+    let proof = (status == Status::Optimal).then_some(match (s.nodes <= 1, s.rounded) {
+        (true, false) => "root",
+        (true, true) => "root+rounding",
+        (false, false) => "branch-and-bound",
+        (false, true) => "branch-and-bound+rounding",
+    });
     Ok(PointResult {
         k,
         status,
@@ -176,7 +226,18 @@ pub fn solve_k(
         best: s.best,
         nodes: s.nodes,
         time_ms: start.elapsed().as_secs_f64() * 1e3,
+        proof,
     })
+}
+
+/// The proven bound: `⌈bound − eps⌉` when every objective is an integer,
+/// else `bound` itself (rounding fractional data would overstate it).
+pub fn round_bound(bound: f64, integral: bool, eps: f64) -> f64 {
+    if integral && bound.is_finite() {
+        (bound - eps).ceil()
+    } else {
+        bound
+    }
 }
 
 /// Depth-first search from the root (multipliers `lambda`); returns whether
@@ -261,8 +322,23 @@ fn process(
             s.offer(set)?;
         }
     }
+    if root || s.nodes % LOCAL_EVERY == 0 {
+        // A Lagrangian heuristic: the relaxation's set, improved by fast swaps.
+        let p = &*s.planner;
+        let tol = p.tolerance();
+        let improved: Vec<Vec<usize>> = asc
+            .sets
+            .iter()
+            .rev()
+            .take(if root { 4 } else { 1 })
+            .map(|set| local_search(p.inst, &p.cost, set, tol))
+            .collect();
+        for set in &improved {
+            s.offer(set)?;
+        }
+    }
     let bound = ev.value.max(node.bound);
-    if bound >= s.prune_at() {
+    if s.prunes(bound) {
         s.lower = s.lower.min(bound);
         return Ok(Vec::new());
     }
@@ -283,10 +359,10 @@ fn process(
 /// `ev` to the pruning level: a mirror outside the relaxation's set must
 /// replace the worst free chosen one, a chosen one be replaced by the best
 /// free outsider. Returns whether anything was fixed.
-fn fix_by_reduced_cost(s: &Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> bool {
+fn fix_by_reduced_cost(s: &mut Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> bool {
     // Dropping the cover only lowers the bound, so the swap argument on the
     // uncovered relaxation (`free_value`, `free_chosen`) stays valid.
-    let prune = s.prune_at();
+    let (prune, plain) = (s.prune_at(), s.plain_prune_at());
     let is_free_chosen = |j: usize| fix[j] == Fix::Free && ev.free_chosen.binary_search(&j).is_ok();
     let inside: Vec<usize> = (0..fix.len()).filter(|&j| is_free_chosen(j)).collect();
     let outside: Vec<usize> = (0..fix.len())
@@ -305,15 +381,19 @@ fn fix_by_reduced_cost(s: &Search<'_, '_>, ev: &LagEval, fix: &mut [Fix]) -> boo
         .fold(f64::INFINITY, f64::min);
     let mut changed = false;
     for &j in &outside {
-        if ev.free_value + ev.v[j] - worst_in >= prune {
+        let lifted = ev.free_value + ev.v[j] - worst_in;
+        if lifted >= prune {
             fix[j] = Fix::Closed;
             changed = true;
+            s.rounded |= lifted < plain;
         }
     }
     for &j in &inside {
-        if ev.free_value + best_out - ev.v[j] >= prune {
+        let lifted = ev.free_value + best_out - ev.v[j];
+        if lifted >= prune {
             fix[j] = Fix::Open;
             changed = true;
+            s.rounded |= lifted < plain;
         }
     }
     changed
