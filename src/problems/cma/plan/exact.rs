@@ -224,12 +224,7 @@ pub fn solve_k(
     if let Some(l) = &s.root_lambda {
         lambda.copy_from_slice(l);
     }
-    let proof = (status == Status::Optimal).then_some(match (s.nodes <= 1, s.rounded) {
-        (true, false) => "root",
-        (true, true) => "root+rounding",
-        (false, false) => "branch-and-bound",
-        (false, true) => "branch-and-bound+rounding",
-    });
+    let proof = (status == Status::Optimal).then_some(proof_route(s.nodes, s.rounded));
     Ok(PointResult {
         k,
         status,
@@ -239,6 +234,17 @@ pub fn solve_k(
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         proof,
     })
+}
+
+/// What proved an optimal point: the root alone or a tree, with rounding or
+/// without.
+fn proof_route(nodes: usize, rounded: bool) -> &'static str {
+    match (nodes <= 1, rounded) {
+        (true, false) => "root",
+        (true, true) => "root+rounding",
+        (false, false) => "branch-and-bound",
+        (false, true) => "branch-and-bound+rounding",
+    }
 }
 
 /// The proven bound: `⌈bound − eps⌉` when every objective is an integer,
@@ -329,31 +335,7 @@ fn process(
     let Some(ev) = asc.best else {
         return Ok(Vec::new());
     };
-    // Primal candidates: the relaxation's recent sets, unless the bound of
-    // the set itself at the best multipliers (`Σλ + Σ_{j∈S} v_j`) already
-    // shows that it cannot beat the incumbent (saves transportation solves).
-    let sum_lambda = ev.value - ev.chosen.iter().map(|&j| ev.v[j]).sum::<f64>();
-    for set in asc.sets.iter().rev().take(if root { 4 } else { 2 }) {
-        let own = sum_lambda + set.iter().map(|&j| ev.v[j]).sum::<f64>();
-        if own < s.prune_at() {
-            s.offer(set)?;
-        }
-    }
-    if root || s.nodes % LOCAL_EVERY == 0 {
-        // A Lagrangian heuristic: the relaxation's set, improved by fast swaps.
-        let p = &*s.planner;
-        let tol = p.tolerance();
-        let improved: Vec<Vec<usize>> = asc
-            .sets
-            .iter()
-            .rev()
-            .take(if root { 4 } else { 1 })
-            .map(|set| local_search(p.inst, &p.cost, set, tol))
-            .collect();
-        for set in &improved {
-            s.offer(set)?;
-        }
-    }
+    primal_candidates(s, &asc.sets, &ev, root)?;
     let bound = ev.value.max(node.bound);
     if s.prunes(bound) {
         s.lower = s.lower.min(bound);
@@ -370,6 +352,41 @@ fn process(
             Ok(Vec::new())
         }
     }
+}
+
+/// Offers the relaxation's recent sets, unless the bound of the set itself
+/// at the best multipliers (`Σλ + Σ_{j∈S} v_j`) already shows that it
+/// cannot beat the incumbent (saves transportation solves); at the root and
+/// every [`LOCAL_EVERY`]th node also the sets improved by fast swaps (a
+/// Lagrangian heuristic).
+fn primal_candidates(
+    s: &mut Search<'_, '_>,
+    sets: &[Vec<usize>],
+    ev: &LagEval,
+    root: bool,
+) -> Result<()> {
+    let sum_lambda = ev.value - ev.chosen.iter().map(|&j| ev.v[j]).sum::<f64>();
+    for set in sets.iter().rev().take(if root { 4 } else { 2 }) {
+        let own = sum_lambda + set.iter().map(|&j| ev.v[j]).sum::<f64>();
+        if own < s.prune_at() {
+            s.offer(set)?;
+        }
+    }
+    if root || s.nodes % LOCAL_EVERY == 0 {
+        // A Lagrangian heuristic: the relaxation's set, improved by fast swaps.
+        let p = &*s.planner;
+        let tol = p.tolerance();
+        let improved: Vec<Vec<usize>> = sets
+            .iter()
+            .rev()
+            .take(if root { 4 } else { 1 })
+            .map(|set| local_search(p.inst, &p.cost, set, tol))
+            .collect();
+        for set in &improved {
+            s.offer(set)?;
+        }
+    }
+    Ok(())
 }
 
 /// Fixes free mirrors whose forced change of state would lift the bound of
