@@ -13,6 +13,7 @@ use crate::problems::cma::file::{write_cma_with, SideFile};
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
 use crate::problems::cma::repro::{self, CmaGrid};
 use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
+use crate::problems::cma::sites::{generate_sites, SitesConfig};
 use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 
@@ -76,9 +77,18 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<()> {
 /// a measured matrix).
 #[derive(clap::Args, Debug, Clone)]
 pub struct GenCmaArgs {
-    /// join, leave, dynamic or static.
+    /// join, leave, dynamic, static, or sites (every site a player and a
+    /// candidate mirror: `--sites N`, see `--open-cost`).
     #[arg(long, default_value = "join")]
     pub scenario: String,
+    /// The sites scenario: number of sites (players = candidate mirrors, 1
+    /// to 10,000).
+    #[arg(long)]
+    pub sites: Option<usize>,
+    /// The sites scenario: integer opening costs uniform in 0..=MAX (default:
+    /// none).
+    #[arg(long)]
+    pub open_cost: Option<u32>,
     /// Number of mirrors (1 to 10,000).
     #[arg(long, default_value_t = 5)]
     pub mirrors: usize,
@@ -156,6 +166,14 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
         }
         return Ok(());
     }
+    if args.scenario == "sites" {
+        return run_gen_sites(args);
+    }
+    if args.sites.is_some() || args.open_cost.is_some() {
+        return Err(Error::Usage(
+            "--sites and --open-cost belong to --scenario sites".into(),
+        ));
+    }
     let mut cfg = GenCmaConfig {
         scenario: Scenario::parse(&args.scenario)?,
         mirrors: args.mirrors,
@@ -179,6 +197,39 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
             .as_ref()
             .map(|e| format!(", {} events", e.len()))
             .unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// `gen cma --scenario sites --sites N`: every site a player and a candidate.
+fn run_gen_sites(args: &GenCmaArgs) -> Result<()> {
+    let Some(sites) = args.sites else {
+        return Err(Error::Usage(
+            "--scenario sites needs --sites N (players = candidate mirrors)".into(),
+        ));
+    };
+    if args.paper_set || args.from_matrix.is_some() || args.clients.is_some() {
+        return Err(Error::Usage(
+            "--scenario sites takes --sites N (not --clients, --from-matrix or --paper-set)".into(),
+        ));
+    }
+    let cfg = SitesConfig {
+        sites,
+        capacity: args.capacity.clone(),
+        max_open_cost: args.open_cost,
+        seed: args.seed,
+        ..SitesConfig::default()
+    };
+    let inst = generate_sites(&cfg)?;
+    write_cma(&args.out, &inst, args.csv)?;
+    eprintln!(
+        "wrote {} ({sites} sites: players = candidate mirrors{})",
+        args.out.display(),
+        if inst.open_cost.is_some() {
+            ", with opening costs"
+        } else {
+            ""
+        }
     );
     Ok(())
 }

@@ -67,7 +67,7 @@ impl Scenario {
             "dynamic" => Ok(Scenario::Dynamic),
             "static" => Ok(Scenario::Static),
             other => Err(Error::Usage(format!(
-                "unknown CMA scenario '{other}' (join, leave, dynamic, static)"
+                "unknown CMA scenario '{other}' (join, leave, dynamic, static, sites)"
             ))),
         }
     }

@@ -33,6 +33,7 @@ pub mod plan;
 pub mod playnow;
 pub mod repro;
 pub mod sim;
+pub mod sites;
 
 use crate::core::engine;
 use crate::core::table::{fmt_ms, note, Table};

@@ -2,6 +2,7 @@
 //! whose optimal average delay is at most `D`.
 
 use super::exact::{solve_k, ExactSettings, PointResult};
+use super::fastswap::local_search;
 use super::greedy::{greedy, greedy_set};
 use super::lagrange::Lagrangian;
 use super::milp::solve_milp;
@@ -217,6 +218,7 @@ pub fn unreached(planner: &mut Planner<'_>, k: usize) -> PointResult {
         bound: None,
         nodes: 0,
         time_ms: 0.0,
+        proof: None,
     };
     if !planner.k_feasible(k) {
         p.status = Status::Infeasible;
@@ -271,6 +273,7 @@ fn point(
         bound: None,
         nodes: 0,
         time_ms: t.elapsed().as_secs_f64() * 1e3,
+        proof: None,
     };
     match engine {
         "greedy" => Ok(heuristic(greedy(c.planner, k)?)),
@@ -279,7 +282,10 @@ fn point(
             if !c.planner.k_feasible(k) {
                 return Ok(heuristic(None));
             }
-            let warm = swap(c.planner, k)?;
+            let warm = match greedy_set(c.planner, k) {
+                Some(g) => c.planner.evaluate(&fast_local(c.planner, &g))?,
+                None => None,
+            };
             let limit = c
                 .exact
                 .deadline
@@ -291,6 +297,8 @@ fn point(
             if let Some(p) = prev {
                 warm.extend(extend_by_one(c.planner, &p)?);
             }
+            let starts = warm.clone();
+            warm.extend(starts.iter().map(|s| fast_local(c.planner, s)));
             if c.planner.inst.clients() * c.planner.mirrors() <= 20_000 {
                 if let Some(s) = warm.first().cloned() {
                     warm.extend(swap_from(c.planner, s, 3)?.map(|e| e.open));
@@ -301,6 +309,12 @@ fn point(
             Ok(r)
         }
     }
+}
+
+/// The fast-swap local optimum of the uncapacitated objective from `start`
+/// (a start for the exact evaluation; see [`super::fastswap`]).
+fn fast_local(planner: &Planner<'_>, start: &[usize]) -> Vec<usize> {
+    local_search(planner.inst, &planner.cost, start, planner.tolerance())
 }
 
 /// `prev` plus the mirror whose addition lowers the uncapacitated cost most.

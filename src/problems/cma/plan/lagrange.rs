@@ -19,7 +19,8 @@
 //!
 //! [`Lagrangian::ascend`] runs the subgradient method with Polyak steps
 //! `t = θ (UB − L) / ‖g‖²`, `g_i = 1 − Σ_j x_ij`, halving `θ` when the bound
-//! stalls.
+//! stalls (Beasley 1985's rule at the root with many candidates: `θ = 2`,
+//! halved after 30 steps without progress).
 
 use super::cover::{self, Cover};
 use crate::problems::cma::model::CmaInstance;
@@ -76,6 +77,8 @@ pub struct AscentSettings {
     pub stop_at: f64,
     /// The incumbent objective (`INFINITY` when none), the Polyak target.
     pub upper: f64,
+    /// Halve `θ` after this many steps without a better bound.
+    pub stall: usize,
 }
 
 /// Each player's mirrors sorted by delay, and work buffers for `L(λ)`.
@@ -266,7 +269,7 @@ impl<'a> Lagrangian<'a> {
                 stall = 0;
             } else {
                 stall += 1;
-                if stall >= 12 {
+                if stall >= s.stall {
                     theta /= 2.0;
                     stall = 0;
                 }

@@ -92,5 +92,6 @@ pub fn solve_milp(
         bound: r.bound,
         nodes: 0,
         time_ms: t.elapsed().as_secs_f64() * 1e3,
+        proof: (r.status == crate::core::Status::Optimal).then_some("milp"),
     })
 }

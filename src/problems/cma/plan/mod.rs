@@ -22,6 +22,7 @@ pub mod cli;
 pub mod cover;
 pub mod curve;
 pub mod exact;
+pub mod fastswap;
 pub mod greedy;
 pub mod lagrange;
 pub mod milp;
@@ -58,6 +59,9 @@ pub struct Planner<'a> {
     cache: HashMap<Vec<u64>, Option<f64>>,
     /// Number of transportation problems solved.
     pub evaluations: usize,
+    /// Number of sets evaluated by the nearest-open assignment (capacities
+    /// not binding, no transportation problem).
+    pub nearest_evaluations: usize,
     /// Σ over players of the nearest candidate's delay (the cheap bound of
     /// points the deadline leaves unsolved), once computed.
     pub nearest_total: Option<f64>,
@@ -75,6 +79,7 @@ impl<'a> Planner<'a> {
             cost,
             cache: HashMap::new(),
             evaluations: 0,
+            nearest_evaluations: 0,
             nearest_total: None,
         }
     }
@@ -116,14 +121,23 @@ impl<'a> Planner<'a> {
             self.cache.insert(key, None);
             return Ok(None);
         }
-        let mut cap = vec![0usize; self.mirrors()];
-        for &j in &open {
-            cap[j] = self.inst.capacity[j];
-        }
-        self.evaluations += 1;
-        let Some((assign, _prices)) = solve_exact_flow_capacities(self.inst, cap)? else {
-            self.cache.insert(key, None);
-            return Ok(None);
+        let assign = match self.nearest_if_feasible(&open) {
+            Some(assign) => {
+                self.nearest_evaluations += 1;
+                assign
+            }
+            None => {
+                let mut cap = vec![0usize; self.mirrors()];
+                for &j in &open {
+                    cap[j] = self.inst.capacity[j];
+                }
+                self.evaluations += 1;
+                let Some((assign, _)) = solve_exact_flow_capacities(self.inst, cap)? else {
+                    self.cache.insert(key, None);
+                    return Ok(None);
+                };
+                assign
+            }
         };
         let delay: f64 = assign
             .iter()
@@ -138,6 +152,39 @@ impl<'a> Planner<'a> {
             delay,
             objective,
         }))
+    }
+
+    /// Every player at its nearest mirror of `open` (`O(n·|open|)`), when
+    /// that assignment respects the capacities — then it is optimal, as no
+    /// player can do better; `None` when some capacity would be exceeded
+    /// (the transportation problem decides).
+    fn nearest_if_feasible(&self, open: &[usize]) -> Option<Vec<usize>> {
+        let n = self.inst.clients();
+        if open.is_empty() {
+            return None;
+        }
+        let mut load = vec![0usize; self.mirrors()];
+        let mut assign = Vec::with_capacity(n);
+        for i in 0..n {
+            let row = self.inst.row(i);
+            let mut best = open[0];
+            for &j in &open[1..] {
+                if row[j] < row[best] {
+                    best = j;
+                }
+            }
+            load[best] += 1;
+            assign.push(best);
+        }
+        let over = open.iter().any(|&j| load[j] > self.inst.capacity[j]);
+        (!over).then_some(assign)
+    }
+
+    /// Whether every delay and opening cost is an integer (then every
+    /// objective is one, and a bound `b` proves `⌈b⌉`).
+    pub fn integral(&self) -> bool {
+        let int = |x: &f64| x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15;
+        self.inst.delay_matrix().iter().all(int) && self.cost.iter().all(int)
     }
 
     /// The cached objective of `open`, if it was evaluated (`Some(None)` =

@@ -33,6 +33,7 @@ pub fn point_json(inst: &CmaInstance, p: &PointResult) -> Value {
         "open_index": b.map(|b| b.open.clone()),
         "nodes": p.nodes,
         "time_ms": p.time_ms,
+        "proof": p.proof,
     })
 }
 

@@ -137,5 +137,6 @@ fn point_of(line: &PointLine, planner: &mut Planner<'_>, file: &str) -> Result<P
         bound: line.bound,
         nodes: line.nodes,
         time_ms: line.time_ms,
+        proof: None,
     })
 }

@@ -1,0 +1,205 @@
+//! `plan cma` with every site a candidate (`gen cma --scenario sites`):
+//! `exact` = `milp` = brute force over every K-subset on small instances
+//! (seeds, K, with and without opening costs, binding and non-binding
+//! capacities); a bound is rounded up only on integral data; errors stay
+//! clear.
+
+mod common_cli;
+
+use common_cli::{serverpick, text};
+use proptest::prelude::*;
+use serverpick::core::Status;
+use serverpick::problems::cma::exact_flow::solve_exact_flow_capacities;
+use serverpick::problems::cma::model::CmaInstance;
+use serverpick::problems::cma::plan::curve::{check_options, plan, PlanOptions};
+use serverpick::problems::cma::plan::exact::{round_bound, ExactSettings};
+use serverpick::problems::cma::plan::Planner;
+use serverpick::problems::cma::sites::{generate_sites, SitesConfig};
+
+/// The least objective over every K-subset, each a transportation problem
+/// (never the nearest-open shortcut); `None` when no K-subset holds every
+/// player.
+fn brute_force(inst: &CmaInstance, cost: &[f64], k: usize) -> Option<f64> {
+    let m = inst.mirrors();
+    let mut best: Option<f64> = None;
+    for mask in 0u32..(1 << m) {
+        if mask.count_ones() as usize != k {
+            continue;
+        }
+        let on = |j: usize| mask >> j & 1 == 1;
+        let cap: Vec<usize> = (0..m)
+            .map(|j| if on(j) { inst.capacity[j] } else { 0 })
+            .collect();
+        if cap.iter().sum::<usize>() < inst.clients() {
+            continue;
+        }
+        let (assign, _) = solve_exact_flow_capacities(inst, cap).unwrap().unwrap();
+        let delay: f64 = assign
+            .iter()
+            .enumerate()
+            .map(|(i, &j)| inst.delay(i, j))
+            .sum();
+        let obj = delay + (0..m).filter(|&j| on(j)).map(|j| cost[j]).sum::<f64>();
+        if best.is_none_or(|b| obj < b) {
+            best = Some(obj);
+        }
+    }
+    best
+}
+
+fn opts(engine: &str, k: usize) -> PlanOptions {
+    PlanOptions {
+        engine: engine.into(),
+        mirrors: Some(k),
+        exact: ExactSettings {
+            gap: 0.0,
+            ..ExactSettings::default()
+        },
+        ..PlanOptions::default()
+    }
+}
+
+fn sites(n: usize, seed: u64, open_cost: bool, cap: Option<usize>) -> CmaInstance {
+    generate_sites(&SitesConfig {
+        sites: n,
+        max_open_cost: open_cost.then_some(40),
+        capacity: cap.map(|c| vec![c]),
+        seed,
+        ..SitesConfig::default()
+    })
+    .unwrap()
+}
+
+/// Checks exact and milp against brute force for `k`.
+fn agree(inst: &CmaInstance, k: usize) {
+    let cost = inst.open_cost.clone().unwrap_or(vec![0.0; inst.mirrors()]);
+    let want = brute_force(inst, &cost, k);
+    for engine in ["exact", "milp"] {
+        let p = plan(inst, &opts(engine, k)).unwrap();
+        let pt = p.point(k).unwrap();
+        match want {
+            None => assert_eq!(pt.status, Status::Infeasible, "{engine} k={k}"),
+            Some(w) => {
+                assert_eq!(pt.status, Status::Optimal, "{engine} k={k}");
+                let got = pt.best.as_ref().unwrap().objective;
+                assert!((got - w).abs() < 1e-6, "{engine} k={k}: {got} vs {w}");
+                let bound = pt.bound.unwrap();
+                assert!(bound <= w + 1e-6, "{engine} k={k}: bound {bound} above {w}");
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn exact_equals_milp_equals_brute_force(
+        seed in 0u64..10_000,
+        n in 2usize..=10,
+        k_frac in 0.0f64..1.0,
+        open_cost in any::<bool>(),
+        binding in any::<bool>(),
+    ) {
+        let k = 1 + ((n as f64 * k_frac) as usize).min(n - 1);
+        // Binding: each site holds about n/k players (sometimes too few).
+        let cap = binding.then(|| (n / k).max(1));
+        let inst = sites(n, seed, open_cost, cap);
+        agree(&inst, k);
+    }
+}
+
+#[test]
+fn a_larger_sites_instance_is_proven_and_matches_milp() {
+    let inst = sites(60, 7, true, None);
+    for k in [3, 20] {
+        let e = plan(&inst, &opts("exact", k)).unwrap();
+        let m = plan(&inst, &opts("milp", k)).unwrap();
+        let (e, m) = (e.point(k).unwrap(), m.point(k).unwrap());
+        assert_eq!(e.status, Status::Optimal);
+        assert!(e.proof.is_some());
+        let (eo, mo) = (
+            e.best.as_ref().unwrap().objective,
+            m.best.as_ref().unwrap().objective,
+        );
+        assert!((eo - mo).abs() < 1e-6, "k={k}: exact {eo}, milp {mo}");
+    }
+}
+
+#[test]
+fn bounds_round_up_only_on_integral_data() {
+    assert_eq!(round_bound(1254.13, true, 0.01), 1255.0);
+    assert_eq!(round_bound(1254.13, false, 0.01), 1254.13);
+    assert_eq!(round_bound(1255.004, true, 0.01), 1255.0);
+    // Fractional delays: the optimum (0.3 + 0.4 = 0.7 for K = 1 here) is
+    // below any rounded-up bound, so rounding would be wrong.
+    let delay = vec![0.0, 0.3, 0.3, 0.0, 0.4, 0.7];
+    let inst = CmaInstance::new("frac", vec![3, 3], delay).unwrap();
+    assert!(!Planner::new(&inst).integral());
+    let p = plan(&inst, &opts("exact", 1)).unwrap();
+    let pt = p.point(1).unwrap();
+    let obj = pt.best.as_ref().unwrap().objective;
+    assert!((obj - 0.7).abs() < 1e-9, "{obj}");
+    assert!(pt.bound.unwrap() <= obj + 1e-9);
+    assert!(pt.proof.is_some_and(|s| !s.contains("rounding")));
+    // The same instance in integral units (×10) is integral.
+    let inst10 = sites(5, 1, false, None);
+    assert!(Planner::new(&inst10).integral());
+}
+
+#[test]
+fn errors_stay_clear() {
+    let inst = sites(6, 3, false, None);
+    let too_many = check_options(&inst, &opts("exact", 7)).unwrap_err();
+    assert!(too_many.to_string().contains("--mirrors 7"), "{too_many}");
+    let zero = check_options(&inst, &opts("exact", 0)).unwrap_err();
+    assert!(zero.to_string().contains("--mirrors 0"), "{zero}");
+    // Capacities below the players: 6 players, 2 sites of capacity 2.
+    let tight = sites(6, 3, false, Some(2));
+    let p = plan(&tight, &opts("exact", 2)).unwrap();
+    assert_eq!(p.point(2).unwrap().status, Status::Infeasible);
+    let p = plan(&tight, &opts("exact", 3)).unwrap();
+    assert_eq!(p.point(3).unwrap().status, Status::Optimal);
+}
+
+#[test]
+fn gen_sites_on_the_cli_writes_a_plannable_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.json");
+    let f = file.to_str().unwrap();
+    let out = serverpick(&[
+        "gen",
+        "cma",
+        "--scenario",
+        "sites",
+        "--sites",
+        "40",
+        "--open-cost",
+        "30",
+        "--seed",
+        "5",
+        "-o",
+        f,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let plan_dir = dir.path().join("plan");
+    let out = serverpick(&[
+        "plan",
+        "cma",
+        f,
+        "--mirrors",
+        "8",
+        "--out",
+        plan_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = std::fs::read_to_string(plan_dir.join("plan.json")).unwrap();
+    assert!(json.contains("\"proof\""), "{json}");
+    let bad = serverpick(&["gen", "cma", "--scenario", "sites", "-o", f]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("--sites"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
