@@ -221,7 +221,7 @@ fn run_gen_sites(args: &GenCmaArgs) -> Result<()> {
         ..SitesConfig::default()
     };
     let inst = generate_sites(&cfg)?;
-    write_cma(&args.out, &inst, args.csv)?;
+    write_cma_with(&args.out, &inst, side(args))?;
     eprintln!(
         "wrote {} ({sites} sites: players = candidate mirrors{})",
         args.out.display(),
