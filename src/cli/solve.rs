@@ -7,7 +7,7 @@ use crate::cli::{parse_time_limit, split_list};
 use crate::core::check::{cross_check, Claim};
 use crate::core::registry::{self, read_instance_as};
 use crate::core::{interrupt, Deadline};
-use crate::core::{InstanceFeatures, SolveOptions, SolveRecord, SolveRow};
+use crate::core::{InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord, SolveRow};
 use crate::error::{Error, Result};
 use crate::external::{ExternalEngines, ExternalSpec};
 use crate::io::collect_instance_files;
@@ -217,31 +217,8 @@ fn solve_file(
         );
         theirs.clear();
     }
-    let engines = match wanted {
-        Some([]) if !theirs.is_empty() => Vec::new(),
-        Some(names) => {
-            let own = inst.family().engines();
-            let mine: Vec<String> = names.iter().filter(|n| own.contains(n)).cloned().collect();
-            if mine.is_empty() && theirs.is_empty() {
-                eprintln!(
-                    "serverpick: {}: skipped: no engine of --engine {} solves a '{}' instance \
-                     (its engines: {})",
-                    file.display(),
-                    names.join(","),
-                    inst.problem(),
-                    own.join(", ")
-                );
-                return Ok(None);
-            }
-            mine
-        }
-        None => {
-            if let Some(why) = inst.unsolvable() {
-                eprintln!("serverpick: {}: skipped: {why}", file.display());
-                return Ok(None);
-            }
-            inst.applicable_engines()
-        }
+    let Some(engines) = engines_for(file, inst.as_ref(), wanted, !theirs.is_empty()) else {
+        return Ok(None);
     };
     let mut recs: Vec<SolveRecord> = engines
         .iter()
@@ -263,6 +240,42 @@ fn solve_file(
         r.instance_sha256.clone_from(&sha);
     }
     Ok(Some((inst.family().name(), recs, inst.features())))
+}
+
+/// The built-in engines `solve` runs on `inst`: the wanted ones of its
+/// family, or all that apply; `None` (with a note) when the file is skipped.
+fn engines_for(
+    file: &Path,
+    inst: &dyn ProblemInstance,
+    wanted: Option<&[String]>,
+    has_external: bool,
+) -> Option<Vec<String>> {
+    match wanted {
+        Some([]) if has_external => Some(Vec::new()),
+        Some(names) => {
+            let own = inst.family().engines();
+            let mine: Vec<String> = names.iter().filter(|n| own.contains(n)).cloned().collect();
+            if mine.is_empty() && !has_external {
+                eprintln!(
+                    "serverpick: {}: skipped: no engine of --engine {} solves a '{}' instance \
+                     (its engines: {})",
+                    file.display(),
+                    names.join(","),
+                    inst.problem(),
+                    own.join(", ")
+                );
+                return None;
+            }
+            Some(mine)
+        }
+        None => {
+            if let Some(why) = inst.unsolvable() {
+                eprintln!("serverpick: {}: skipped: {why}", file.display());
+                return None;
+            }
+            Some(inst.applicable_engines())
+        }
+    }
 }
 
 /// Writes solution files and JSON lines for one instance's runs.

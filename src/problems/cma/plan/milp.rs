@@ -13,19 +13,15 @@ use crate::lp::model_out::{SolverIo, Stage};
 use good_lp::{constraint, variable, Constraint, Expression};
 use std::time::Instant;
 
-/// Solves `K` with HiGHS; the opened set's assignment is then the
-/// transportation optimum (`warm`: a start set).
-pub fn solve_milp(
-    planner: &mut Planner<'_>,
+/// The strong formulation's columns (`y`, then `x` row-major), objective
+/// and rows.
+fn strong_formulation(
+    planner: &Planner<'_>,
     k: usize,
-    warm: Option<&SetEval>,
-    (time_limit, io): (Option<f64>, &SolverIo),
-) -> Result<PointResult> {
-    let t = Instant::now();
+    b: &mut MipBuilder,
+) -> (Vec<Col>, Vec<Col>, Expression, Vec<Constraint>) {
     let inst = planner.inst;
     let (n, m) = (inst.clients(), inst.mirrors());
-    let dl = Deadline::none().with_io(io.clone());
-    let mut b = MipBuilder::for_run(&dl);
     let y: Vec<Col> = (0..m)
         .map(|j| b.add_as(variable().binary(), || format!("y[mirror {j}]")))
         .collect();
@@ -57,16 +53,35 @@ pub fn solve_milp(
     }
     let count: Expression = y.iter().map(|c| c.var).sum();
     cons.push(b.row(constraint!(count == k as f64), || "open_k".into()));
-    let start = warm.map(|w| {
-        let mut v = vec![0.0; m + n * m];
-        for &j in &w.open {
-            v[y[j].idx] = 1.0;
-        }
-        for (i, &j) in w.assign.iter().enumerate() {
-            v[x[i * m + j].idx] = 1.0;
-        }
-        v
-    });
+    (y, x, objective, cons)
+}
+
+/// The column values of a start set and its assignment.
+fn start_values(w: &SetEval, y: &[Col], x: &[Col], m: usize) -> Vec<f64> {
+    let mut v = vec![0.0; y.len() + x.len()];
+    for &j in &w.open {
+        v[y[j].idx] = 1.0;
+    }
+    for (i, &j) in w.assign.iter().enumerate() {
+        v[x[i * m + j].idx] = 1.0;
+    }
+    v
+}
+
+/// Solves `K` with HiGHS; the opened set's assignment is then the
+/// transportation optimum (`warm`: a start set).
+pub fn solve_milp(
+    planner: &mut Planner<'_>,
+    k: usize,
+    warm: Option<&SetEval>,
+    (time_limit, io): (Option<f64>, &SolverIo),
+) -> Result<PointResult> {
+    let t = Instant::now();
+    let m = planner.inst.mirrors();
+    let dl = Deadline::none().with_io(io.clone());
+    let mut b = MipBuilder::for_run(&dl);
+    let (y, x, objective, cons) = strong_formulation(planner, k, &mut b);
+    let start = warm.map(|w| start_values(w, &y, &x, m));
     let settings = MipSettings {
         time_limit,
         rel_gap: 1e-9,
