@@ -151,17 +151,22 @@ pub trait Family: Sync + Send {
     }
 
     /// Reads an instance file. `start` is `solve --start` (only for families
-    /// that [take a start](Family::takes_start)).
+    /// that [take a start](Family::takes_start)). Default: the file's
+    /// [`Source`] through [`Family::parse`], so a family implements one of
+    /// the two (the built-in ones implement `parse`).
     fn read(
         &self,
         path: &Path,
         start: Option<&str>,
         opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>>;
+    ) -> Result<Box<dyn ProblemInstance>> {
+        self.parse(&Source::read(path)?, start, opts)
+    }
 
     /// Reads an instance from its text ([`Source`]): the same checks and
     /// errors as [`Family::read`] on a file holding that text. Default: not
-    /// supported (a usage error).
+    /// supported (a usage error; a family that reads only files overrides
+    /// [`Family::read`]).
     fn parse(
         &self,
         _src: &Source,

@@ -66,13 +66,7 @@ struct Players {
 
 /// Reads and validates an AG instance file.
 pub fn read_ag(path: &Path) -> Result<AgInstance> {
-    let text = crate::io::read_text(path)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "instance".into());
-    let base = path.parent().unwrap_or(Path::new(""));
-    parse_ag_in(&text, &path.display().to_string(), &stem, base)
+    parse_ag_source(&crate::core::Source::read(path)?)
 }
 
 /// Parses an AG instance from JSON text (`file` names it in errors; CSV

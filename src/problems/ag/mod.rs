@@ -40,7 +40,6 @@ use eval::{evaluate, AgMetrics};
 use model::AgInstance;
 use serde_json::{json, Map, Value};
 use std::any::Any;
-use std::path::Path;
 
 /// The AG family.
 #[derive(Debug, Clone, Copy)]
@@ -62,15 +61,6 @@ impl Family for AgFamily {
     /// their solution files.
     fn reads(&self, file_problem: &str) -> bool {
         matches!(file_problem, "ag" | "ag-over" | "ag-players" | "ag-split")
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        _start: Option<&str>,
-        _opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>> {
-        Ok(Box::new(Instance(file::read_ag(path)?)))
     }
 
     fn parse(

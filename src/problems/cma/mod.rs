@@ -46,7 +46,6 @@ use eval::{evaluate_cma_static, CmaReport, DEFAULT_THRESHOLD_MS};
 use model::CmaInstance;
 use serde_json::{json, Map, Value};
 use std::any::Any;
-use std::path::Path;
 
 pub use engines::LP_MAX_CELLS;
 
@@ -64,15 +63,6 @@ impl Family for CmaFamily {
 
     fn problems(&self) -> &'static [&'static str] {
         &["cma"]
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        _start: Option<&str>,
-        _opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>> {
-        Ok(Box::new(Instance(file::read_cma(path)?)))
     }
 
     fn parse(

@@ -57,13 +57,8 @@ pub struct RangesFile {
 
 /// Reads and validates a ranges instance file.
 pub fn read_ranges(path: &Path) -> Result<RangesInstance> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let file = path.display().to_string();
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "instance".into());
-    parse_ranges(&text, &file, &stem)
+    let src = crate::core::Source::read(path)?;
+    parse_ranges(&src.text, &src.file, &src.default_name)
 }
 
 /// The most DHT nodes an instance may declare (engines keep a few vectors of

@@ -53,7 +53,6 @@ use eval::{evaluate, RangesMetrics};
 use model::RangesInstance;
 use serde_json::{json, Map, Value};
 use std::any::Any;
-use std::path::Path;
 
 /// The ranges family.
 #[derive(Debug, Clone, Copy)]
@@ -69,15 +68,6 @@ impl Family for RangesFamily {
 
     fn problems(&self) -> &'static [&'static str] {
         &["ranges"]
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        start: Option<&str>,
-        opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>> {
-        self.parse(&Source::read(path)?, start, opts)
     }
 
     fn parse(

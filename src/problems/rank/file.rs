@@ -72,12 +72,8 @@ struct ServerFile {
 
 /// Reads and validates a rank input file.
 pub fn read_rank(path: &Path) -> Result<RankInstance> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "instance".into());
-    parse_rank(&text, &path.display().to_string(), &stem)
+    let src = crate::core::Source::read(path)?;
+    parse_rank(&src.text, &src.file, &src.default_name)
 }
 
 /// Parses a rank input from JSON text (`file` names it in errors; `default_name`

@@ -37,7 +37,6 @@ use model::RankInstance;
 use score::Preset;
 use serde_json::{json, Map, Value};
 use std::any::Any;
-use std::path::Path;
 
 /// The rank family.
 #[derive(Debug, Clone, Copy)]
@@ -68,15 +67,6 @@ impl Family for RankFamily {
 
     fn problems(&self) -> &'static [&'static str] {
         &["rank"]
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        _start: Option<&str>,
-        _opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>> {
-        Ok(Box::new(Instance(file::read_rank(path)?)))
     }
 
     fn parse(

@@ -43,7 +43,6 @@ use eval::evaluate_spd;
 use model::{SpdInstance, SpdProblem, SpdSolution};
 use serde_json::{json, Map, Value};
 use std::any::Any;
-use std::path::Path;
 
 /// The SPD family.
 #[derive(Debug, Clone, Copy)]
@@ -63,15 +62,6 @@ impl Family for SpdFamily {
 
     fn reads(&self, file_problem: &str) -> bool {
         matches!(file_problem, "spd" | "spdvr")
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        start: Option<&str>,
-        opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>> {
-        self.parse(&Source::read(path)?, start, opts)
     }
 
     fn parse(

@@ -32,7 +32,6 @@ use engines::{start_for, SpdvrRun};
 use eval::{check_start, evaluate_spdvr, SpdvrReport};
 use serde_json::Value;
 use std::any::Any;
-use std::path::Path;
 
 /// The SPDVR family.
 #[derive(Debug, Clone, Copy)]
@@ -56,15 +55,6 @@ impl Family for SpdvrFamily {
 
     fn takes_start(&self) -> bool {
         true
-    }
-
-    fn read(
-        &self,
-        path: &Path,
-        start: Option<&str>,
-        opts: &SolveOptions,
-    ) -> Result<Box<dyn ProblemInstance>> {
-        self.parse(&Source::read(path)?, start, opts)
     }
 
     fn parse(
