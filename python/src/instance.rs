@@ -127,10 +127,8 @@ impl PyInstance {
     }
 
     fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        if ARRAY_NAMES.contains(&name) {
-            if let Some(a) = self.inner.arrays().into_iter().find(|a| a.name == name) {
-                return array(py, a);
-            }
+        if let Some(a) = self.inner.arrays().into_iter().find(|a| a.name == name) {
+            return array(py, a);
         }
         if let Ok(Value::Object(map)) = self.value() {
             if let Some(v) = map.get(name).filter(|v| !v.is_array() && !v.is_object()) {
@@ -152,18 +150,6 @@ impl PyInstance {
         )
     }
 }
-
-/// The arrays families give (`ProblemInstance::arrays`): only these names
-/// build them.
-const ARRAY_NAMES: &[&str] = &[
-    "access",
-    "server_latency",
-    "distance",
-    "mu",
-    "delay",
-    "capacity",
-    "open_cost",
-];
 
 fn describe(inst: &dyn ProblemInstance) -> String {
     let f = inst.features();
