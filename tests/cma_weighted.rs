@@ -10,6 +10,9 @@ use serverpick::core::{SolveOptions, SolveRecord, Status};
 use serverpick::problems::cma::engines::run_cma;
 use serverpick::problems::cma::file::parse_cma;
 use serverpick::problems::cma::model::CmaInstance;
+use serverpick::problems::cma::plan::curve::{plan, PlanOptions};
+use serverpick::problems::cma::plan::exact::ExactSettings;
+use serverpick::problems::cma::plan::lagrange::{Fix, Lagrangian};
 use serverpick::problems::cma::weighted::expand;
 use std::path::Path;
 
@@ -216,8 +219,96 @@ fn gen_players_writes_counts_that_solve() {
     );
 }
 
+fn plan_opts(engine: &str) -> PlanOptions {
+    PlanOptions {
+        engine: engine.into(),
+        exact: ExactSettings {
+            gap: 0.0,
+            ..ExactSettings::default()
+        },
+        ..PlanOptions::default()
+    }
+}
+
+/// Weighted instances for planning: up to 5 candidates, 8 regions of 0..=6
+/// players, delays with ties, open costs or not.
+fn plan_strategy() -> impl Strategy<Value = CmaInstance> {
+    (1usize..=5, 1usize..=8).prop_flat_map(|(m, n)| {
+        (
+            prop::collection::vec(0usize..=3 * n, m),
+            prop::collection::vec((0u32..6).prop_map(f64::from), n * m),
+            prop::collection::vec(0usize..=6, n),
+            prop::option::of(prop::collection::vec((0u32..20).prop_map(f64::from), m)),
+        )
+            .prop_map(|(cap, delay, w, cost)| {
+                let mut inst = CmaInstance::new_weighted("p", cap, delay, w).unwrap();
+                inst.open_cost = cost;
+                inst
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn plan_on_counts_equals_plan_on_the_expanded_rows(inst in plan_strategy()) {
+        let (mut unit, _) = expand(&inst).unwrap();
+        prop_assume!(unit.clients() > 0);
+        unit.open_cost = inst.open_cost.clone();
+        let base = plan(&unit, &plan_opts("exact")).unwrap();
+        let tol = 1e-6;
+        for engine in ["exact", "milp", "greedy", "swap"] {
+            let p = plan(&inst, &plan_opts(engine)).unwrap();
+            for (w, u) in p.points.iter().zip(&base.points) {
+                prop_assert_eq!(w.best.is_some(), u.best.is_some(), "{} K={}", engine, w.k);
+                let (Some(wb), Some(ub)) = (&w.best, &u.best) else { continue };
+                if engine == "exact" || engine == "milp" {
+                    prop_assert_eq!(w.status, Status::Optimal, "{} K={}", engine, w.k);
+                    prop_assert!((wb.objective - ub.objective).abs() <= tol,
+                        "{engine} K={}: {} vs expanded {}", w.k, wb.objective, ub.objective);
+                    prop_assert!(w.bound.unwrap() <= ub.objective + tol);
+                } else {
+                    prop_assert!(wb.objective >= ub.objective - tol, "{engine} K={}", w.k);
+                }
+                let sol = serverpick::problems::cma::engines::CmaSolution::from_split(wb.split.clone());
+                let ev = serverpick::problems::cma::engines::evaluate_cma_solution(&inst, &sol, 100.0);
+                prop_assert!(ev.is_feasible(), "{:?}", ev.violations);
+                prop_assert!((ev.metrics.total_delay - wb.delay).abs() <= tol);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The Lagrangian bound with counts equals the unit one on the expanded
+    /// rows with each region's multiplier copied to its players.
+    #[test]
+    fn weighted_lagrangian_equals_the_expanded_one(
+        inst in plan_strategy(),
+        lam in prop::collection::vec(0.0f64..7.0, 8),
+        k in 1usize..=5,
+    ) {
+        let (unit, origin) = expand(&inst).unwrap();
+        prop_assume!(unit.clients() > 0 && k <= inst.mirrors());
+        let cost = vec![0.0; inst.mirrors()];
+        let lambda: Vec<f64> = (0..inst.clients()).map(|i| lam[i]).collect();
+        let unit_lambda: Vec<f64> = origin.iter().map(|&i| lambda[i]).collect();
+        let fix = vec![Fix::Free; inst.mirrors()];
+        let w = Lagrangian::new(&inst, &cost).evaluate(&lambda, &fix, k);
+        let u = Lagrangian::new(&unit, &cost).evaluate(&unit_lambda, &fix, k);
+        prop_assert_eq!(w.is_some(), u.is_some());
+        if let (Some(w), Some(u)) = (w, u) {
+            prop_assert!((w.value - u.value).abs() < 1e-9, "{} vs {}", w.value, u.value);
+            prop_assert!((w.free_value - u.free_value).abs() < 1e-9);
+        }
+    }
+}
+
 #[test]
-fn plan_refuses_counts_with_a_clear_message() {
+fn plan_cli_takes_counts_and_eval_accepts_its_solution() {
     let dir = tempfile::tempdir().unwrap();
     let inst = dir.path().join("w.json");
     std::fs::write(&inst, WEIGHTED).unwrap();
@@ -227,14 +318,20 @@ fn plan_refuses_counts_with_a_clear_message() {
         "cma",
         inst.to_str().unwrap(),
         "--mirrors",
-        "1",
+        "2",
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(!o.status.success());
-    assert!(
-        text(&o.stderr).contains("player counts"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("plan.json")).unwrap()).unwrap();
+    assert_eq!(plan["players"], serde_json::json!(7), "{plan}");
+    let sol = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("solution.json"))
+        .expect("a solution file");
+    let o = serverpick(&["eval", inst.to_str().unwrap(), sol.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(text(&o.stdout).contains("27"), "{}", text(&o.stdout));
 }

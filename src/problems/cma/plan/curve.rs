@@ -75,13 +75,6 @@ impl Plan {
 
 /// Checks the options against the instance; errors name the flag.
 pub fn check_options(inst: &CmaInstance, o: &PlanOptions) -> Result<()> {
-    if inst.is_weighted() {
-        return Err(Error::Usage(format!(
-            "{}: plan cma does not take player counts (`players`) yet; `solve` does \
-             (exact-flow, exact, j-greedy, j-sa). To plan, repeat each row once per player",
-            inst.name
-        )));
-    }
     if !PLAN_ENGINES.contains(&o.engine.as_str()) {
         return Err(Error::Usage(format!(
             "--engine {}: expected one of {}",
@@ -160,7 +153,7 @@ pub fn plan_with(
             None => next_point(&mut ctx, o, k, prev.map(|b| b.open.clone()), start, settled)?,
         };
         let tol = planner.tolerance();
-        let avg = |b: &super::SetEval| b.delay / inst.clients() as f64;
+        let avg = |b: &super::SetEval| b.delay / inst.total_players().max(1) as f64;
         let stop = o
             .max_avg_delay
             .is_some_and(|d| p.best.as_ref().is_some_and(|b| avg(b) <= d + tol));
@@ -198,7 +191,7 @@ fn next_point(
     }
     let p = point(ctx, &o.engine, k, prev)?;
     if o.progress {
-        eprintln!("{}", progress_line(&p, ctx.planner.inst.clients(), start));
+        eprintln!("{}", progress_line(&p, ctx.planner.players(), start));
     }
     settled(&p)?;
     Ok(p)
@@ -234,7 +227,10 @@ pub fn unreached(planner: &mut Planner<'_>, k: usize) -> PointResult {
     let nearest = *planner.nearest_total.get_or_insert_with(|| {
         let inst = planner.inst;
         (0..inst.clients())
-            .map(|i| inst.row(i).iter().copied().fold(f64::INFINITY, f64::min))
+            .map(|i| {
+                let best = inst.row(i).iter().copied().fold(f64::INFINITY, f64::min);
+                inst.weight(i) as f64 * best
+            })
             .sum()
     });
     let mut costs = planner.cost.clone();
@@ -339,7 +335,7 @@ fn extend_by_one(planner: &Planner<'_>, prev: &[usize]) -> Result<Option<Vec<usi
         let total: f64 = near
             .iter()
             .enumerate()
-            .map(|(i, &b)| b.min(inst.delay(i, j)))
+            .map(|(i, &b)| inst.weight(i) as f64 * b.min(inst.delay(i, j)))
             .sum::<f64>()
             + planner.cost[j];
         if pick.is_none_or(|(t, _)| total < t) {

@@ -136,7 +136,7 @@ impl Search<'_, '_> {
     }
 
     fn offer(&mut self, open: &[usize]) -> Result<()> {
-        if open.len() != self.k || self.planner.capacity_of(open) < self.planner.inst.clients() {
+        if open.len() != self.k || self.planner.capacity_of(open) < self.planner.players() {
             return Ok(());
         }
         if let Some(known) = self.planner.cached(open) {
@@ -167,7 +167,7 @@ impl Search<'_, '_> {
         free.sort_unstable_by(|a, b| b.cmp(a));
         let most: usize = open.iter().map(|&j| cap[j]).sum::<usize>()
             + free.iter().take(self.k - open.len()).sum::<usize>();
-        most >= self.planner.inst.clients()
+        most >= self.planner.players()
     }
 }
 

@@ -1,5 +1,5 @@
 //! Fast swap local search for the uncapacitated objective
-//! `Σ_i min_{j open} d_ij + Σ_{j open} f_j` (Whitaker's fast interchange as
+//! `Σ_i w_i min_{j open} d_ij + Σ_{j open} f_j` (`w_i` the row's players; Whitaker's fast interchange as
 //! Resende & Werneck, "A fast swap-based local search procedure for
 //! location problems", describe it).
 //!
@@ -31,6 +31,8 @@ pub struct FastSwap<'a> {
     d1: Vec<f64>,
     d2: Vec<f64>,
     c2: Vec<usize>,
+    /// Players per row.
+    w: Vec<f64>,
 }
 
 /// One swap: open `insert`, close `remove`; `profit` = old − new objective.
@@ -65,6 +67,7 @@ impl<'a> FastSwap<'a> {
             d1: vec![f64::INFINITY; n],
             d2: vec![f64::INFINITY; n],
             c2: vec![usize::MAX; n],
+            w: (0..n).map(|i| inst.weight(i) as f64).collect(),
         };
         (0..n).for_each(|i| s.rescan(i));
         s
@@ -92,9 +95,10 @@ impl<'a> FastSwap<'a> {
         &self.c1
     }
 
-    /// `Σ_i d(i, closest open) + Σ_{open} f_j`.
+    /// `Σ_i w_i d(i, closest open) + Σ_{open} f_j`.
     pub fn objective(&self) -> f64 {
-        self.d1.iter().sum::<f64>() + self.open.iter().map(|&j| self.cost[j]).sum::<f64>()
+        let assigned: f64 = self.d1.iter().zip(&self.w).map(|(d, w)| w * d).sum();
+        assigned + self.open.iter().map(|&j| self.cost[j]).sum::<f64>()
     }
 
     /// The best single swap (largest profit, `None` with nothing to swap):
@@ -113,15 +117,18 @@ impl<'a> FastSwap<'a> {
         let mut loss = vec![0.0; m * k];
         for i in 0..self.inst.clients() {
             let row = self.inst.row(i);
-            let (d1, d2, r) = (self.d1[i], self.d2[i], pos[self.c1[i]]);
+            let (d1, d2, r, w) = (self.d1[i], self.d2[i], pos[self.c1[i]], self.w[i]);
+            if w == 0.0 {
+                continue;
+            }
             for (c, &d) in row.iter().enumerate() {
                 if self.is_open[c] {
                     continue;
                 }
                 if d < d1 {
-                    gain[c] += d1 - d;
+                    gain[c] += w * (d1 - d);
                 } else {
-                    loss[c * k + r] += d.min(d2) - d1;
+                    loss[c * k + r] += w * (d.min(d2) - d1);
                 }
             }
         }

@@ -1,5 +1,5 @@
 //! `greedy` (greedy-add): opens mirrors one at a time, each time the one
-//! that lowers the uncapacitated cost `Σ_i min_{j open} d_ij + Σ f_j` the
+//! that lowers the uncapacitated cost `Σ_i w_i min_{j open} d_ij + Σ f_j` the
 //! most, among the mirrors that keep `K` mirrors with enough capacity
 //! reachable; the final set's assignment is the transportation optimum.
 //! `O(K·nk + K·k² log k)` plus one transportation problem.
@@ -26,8 +26,9 @@ pub fn greedy_set(planner: &Planner<'_>, k: usize) -> Option<Vec<usize>> {
             .zip(&planner.cost)
             .for_each(|(t, c)| *t = *c);
         for (i, &b) in best.iter().enumerate() {
+            let w = inst.weight(i) as f64;
             for (t, &d) in total.iter_mut().zip(inst.row(i)) {
-                *t += b.min(d);
+                *t += w * b.min(d);
             }
         }
         let mut pick: Option<(f64, usize)> = None;
@@ -64,7 +65,7 @@ fn reachable(planner: &Planner<'_>, is_open: &[bool], j: usize, more: usize) -> 
         .map(|x| cap[x])
         .sum::<usize>()
         + cap[j];
-    have + rest.iter().take(more).sum::<usize>() >= planner.inst.clients()
+    have + rest.iter().take(more).sum::<usize>() >= planner.players()
 }
 
 /// The greedy-add solution for `k`, evaluated exactly.

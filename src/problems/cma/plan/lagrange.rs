@@ -1,6 +1,8 @@
 //! The Lagrangian bound of the capacitated p-median (strong formulation):
 //!
-//! `min Σ_ij d_ij x_ij + Σ_j f_j y_j` s.t. `Σ_j x_ij = 1` (every player),
+//! `min Σ_ij d_ij x_ij + Σ_j f_j y_j` s.t. `Σ_j x_ij = 1` (every player;
+//! with player counts a row is a region of `w_i` players, `x_ij` counts
+//! players, `Σ_j x_ij = w_i`, and each multiplier is per player),
 //! `Σ_i x_ij <= C_j y_j`, `x_ij <= y_j`, `Σ_j y_j = K`, `x, y ∈ {0,1}`.
 //!
 //! Relaxing `Σ_j x_ij = 1` with multipliers `λ_i` leaves, per mirror, the
@@ -93,8 +95,13 @@ pub struct Lagrangian<'a> {
     /// Per mirror: the players with a negative reduced delay, then (after
     /// selection) the `C_j` most negative.
     cand: Vec<Vec<(f64, u32)>>,
-    count: Vec<u32>,
+    count: Vec<f64>,
     cover: Cover,
+    /// Players per row, when the instance counts them (`None`: one each).
+    w: Option<Vec<f64>>,
+    /// Per mirror, players taken from the last entry of `cand[j]` (weighted
+    /// rows only: the one region the capacity splits).
+    last_taken: Vec<f64>,
 }
 
 impl<'a> Lagrangian<'a> {
@@ -118,8 +125,12 @@ impl<'a> Lagrangian<'a> {
             order,
             sorted,
             cand: vec![Vec::new(); k],
-            count: vec![0; n],
+            count: vec![0.0; n],
             cover: Cover::default(),
+            w: inst
+                .is_weighted()
+                .then(|| (0..n).map(|i| inst.weight(i) as f64).collect()),
+            last_taken: vec![0.0; k],
         }
     }
 
@@ -139,6 +150,9 @@ impl<'a> Lagrangian<'a> {
         let k = self.inst.mirrors();
         self.cand.iter_mut().for_each(Vec::clear);
         for (i, &l) in lambda.iter().enumerate() {
+            if self.w.as_ref().is_some_and(|w| w[i] == 0.0) {
+                continue;
+            }
             let ds = &self.sorted[i * k..(i + 1) * k];
             let js = &self.order[i * k..(i + 1) * k];
             for (&d, &j) in ds.iter().zip(js) {
@@ -153,9 +167,13 @@ impl<'a> Lagrangian<'a> {
     }
 
     /// `v_j`, keeping in `cand[j]` only its `C_j` most negative entries
-    /// (linear-time selection).
+    /// (linear-time selection); with player counts, the most negative
+    /// players up to `C_j` (sorted, the last region possibly in part).
     fn mirror_value(&mut self, j: usize) -> f64 {
         let cap = self.inst.capacity[j];
+        if let Some(w) = &self.w {
+            return self.cost[j] + fill_players(&mut self.cand[j], w, cap, &mut self.last_taken[j]);
+        }
         let c = &mut self.cand[j];
         if c.len() > cap {
             if cap == 0 {
@@ -190,10 +208,13 @@ impl<'a> Lagrangian<'a> {
         free.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
         chosen.extend(free.iter().take(k - chosen.len()));
         chosen.sort_unstable();
-        let sum_lambda = lambda.iter().sum::<f64>();
+        let sum_lambda = match &self.w {
+            Some(w) => lambda.iter().zip(w).map(|(l, w)| l * w).sum::<f64>(),
+            None => lambda.iter().sum::<f64>(),
+        };
         let free_value = sum_lambda + chosen.iter().map(|&j| v[j]).sum::<f64>();
         let free_chosen = chosen.clone();
-        let n = self.inst.clients();
+        let n = self.inst.total_players();
         let cap = &self.inst.capacity;
         // The cover programme's table has `F·(r+1)·257` cells: skipped (the
         // bound stays valid, only weaker) when that would exceed 4 million.
@@ -220,16 +241,25 @@ impl<'a> Lagrangian<'a> {
         })
     }
 
-    /// The subgradient `g_i = 1 − Σ_{j chosen} x_ij` of the last
-    /// [`evaluate`](Self::evaluate) with its squared norm.
+    /// The subgradient `g_i = w_i − Σ_{j chosen} x_ij` (players; `w_i = 1`
+    /// without counts) of the last [`evaluate`](Self::evaluate) with its
+    /// squared norm.
     fn subgradient(&mut self, chosen: &[usize]) -> (Vec<f64>, f64) {
-        self.count.iter_mut().for_each(|c| *c = 0);
+        self.count.iter_mut().for_each(|c| *c = 0.0);
         for &j in chosen {
-            for &(_, i) in &self.cand[j] {
-                self.count[i as usize] += 1;
+            let last = self.cand[j].len().wrapping_sub(1);
+            for (p, &(_, i)) in self.cand[j].iter().enumerate() {
+                self.count[i as usize] += match &self.w {
+                    Some(_) if p == last => self.last_taken[j],
+                    Some(w) => w[i as usize],
+                    None => 1.0,
+                };
             }
         }
-        let g: Vec<f64> = self.count.iter().map(|&c| 1.0 - c as f64).collect();
+        let g: Vec<f64> = match &self.w {
+            Some(w) => self.count.iter().zip(w).map(|(&c, &w)| w - c).collect(),
+            None => self.count.iter().map(|&c| 1.0 - c).collect(),
+        };
         let norm = g.iter().map(|x| x * x).sum();
         (g, norm)
     }
@@ -290,4 +320,26 @@ impl<'a> Lagrangian<'a> {
         lambda.copy_from_slice(&best_lambda);
         out
     }
+}
+
+/// The most negative reduced delays of one mirror up to `cap` players:
+/// sorts `cand` (ascending), keeps the regions that fit (the last in part,
+/// its players in `last_taken`) and returns `Σ players × reduced delay`.
+fn fill_players(cand: &mut Vec<(f64, u32)>, w: &[f64], cap: usize, last_taken: &mut f64) -> f64 {
+    cand.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut room, mut sum) = (cap as f64, 0.0);
+    let mut keep = 0;
+    *last_taken = 0.0;
+    for &(r, i) in cand.iter() {
+        if room <= 0.0 {
+            break;
+        }
+        let take = w[i as usize].min(room);
+        room -= take;
+        sum += take * r;
+        *last_taken = take;
+        keep += 1;
+    }
+    cand.truncate(keep);
+    sum
 }

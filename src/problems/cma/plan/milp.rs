@@ -1,6 +1,7 @@
 //! `milp`: the strong formulation on HiGHS for one `K` — binaries `y_j`,
-//! `x_ij ∈ [0, 1]` (integral once `y` is: the rest is a transportation
-//! problem) — with HiGHS's status, bound and gap, started from the best
+//! `x_ij ∈ [0, 1]` the share of row `i`'s `w_i` players on `j` (cost
+//! `w_i d_ij`, load `w_i x_ij`; integral in players once `y` is: the rest
+//! is a transportation problem) — with HiGHS's status, bound and gap, started from the best
 //! heuristic set. `n·k` columns and `n·k + n + k + 1` rows: the reference
 //! on small instances; `exact` proves large ones far faster.
 
@@ -34,7 +35,7 @@ fn strong_formulation(
         })
         .collect();
     let objective: Expression = (0..n * m)
-        .map(|p| inst.delay(p / m, p % m) * x[p].var)
+        .map(|p| inst.weight(p / m) as f64 * inst.delay(p / m, p % m) * x[p].var)
         .chain((0..m).map(|j| planner.cost[j] * y[j].var))
         .sum();
     let mut cons: Vec<Constraint> = Vec::with_capacity(n * m + n + m + 1);
@@ -47,7 +48,9 @@ fn strong_formulation(
         }
     }
     for j in 0..m {
-        let load: Expression = (0..n).map(|i| x[i * m + j].var).sum();
+        let load: Expression = (0..n)
+            .map(|i| inst.weight(i) as f64 * x[i * m + j].var)
+            .sum();
         let cap = constraint!(load <= inst.capacity[j] as f64 * y[j].var);
         cons.push(b.row(cap, || format!("capacity_mirror_{j}")));
     }
@@ -56,14 +59,19 @@ fn strong_formulation(
     (y, x, objective, cons)
 }
 
-/// The column values of a start set and its assignment.
-fn start_values(w: &SetEval, y: &[Col], x: &[Col], m: usize) -> Vec<f64> {
+/// The column values of a start set and its assignment (`x_ij` = the share
+/// of row `i`'s players on `j`).
+fn start_values(planner: &Planner<'_>, w: &SetEval, y: &[Col], x: &[Col]) -> Vec<f64> {
+    let m = planner.mirrors();
     let mut v = vec![0.0; y.len() + x.len()];
     for &j in &w.open {
         v[y[j].idx] = 1.0;
     }
-    for (i, &j) in w.assign.iter().enumerate() {
-        v[x[i * m + j].idx] = 1.0;
+    for (i, pairs) in w.split.iter().enumerate() {
+        let players = planner.inst.weight(i).max(1) as f64;
+        for &[j, c] in pairs {
+            v[x[i * m + j].idx] = c as f64 / players;
+        }
     }
     v
 }
@@ -81,7 +89,7 @@ pub fn solve_milp(
     let dl = Deadline::none().with_io(io.clone());
     let mut b = MipBuilder::for_run(&dl);
     let (y, x, objective, cons) = strong_formulation(planner, k, &mut b);
-    let start = warm.map(|w| start_values(w, &y, &x, m));
+    let start = warm.map(|w| start_values(planner, w, &y, &x));
     let settings = MipSettings {
         time_limit,
         rel_gap: 1e-9,

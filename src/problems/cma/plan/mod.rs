@@ -32,7 +32,9 @@ pub mod swap;
 
 use crate::error::Result;
 use crate::problems::cma::exact_flow::solve_exact_flow_capacities;
+use crate::problems::cma::exact_lp::Split;
 use crate::problems::cma::model::CmaInstance;
+use crate::problems::cma::transport::solve_transport;
 use std::collections::HashMap;
 
 /// An exactly evaluated mirror set: the optimal assignment for it.
@@ -40,8 +42,10 @@ use std::collections::HashMap;
 pub struct SetEval {
     /// Opened mirrors, ascending.
     pub open: Vec<usize>,
-    /// Mirror per client row (only opened mirrors appear).
-    pub assign: Vec<usize>,
+    /// Per client row, `[mirror, players]` pairs (only opened mirrors
+    /// appear; one pair per row unless the instance counts players and a
+    /// region is split).
+    pub split: Split,
     /// Total delay of the assignment.
     pub delay: f64,
     /// Objective: `delay` + Σ open_cost of `open`.
@@ -95,17 +99,21 @@ impl<'a> Planner<'a> {
     }
 
     /// Whether some `K`-subset of the mirrors has enough capacity for every
-    /// player (the `K` largest capacities sum to at least `n`).
+    /// player (the `K` largest capacities sum to at least the players).
     pub fn k_feasible(&self, k: usize) -> bool {
         let mut caps = self.inst.capacity.clone();
         caps.sort_unstable_by(|a, b| b.cmp(a));
-        caps.iter().take(k).sum::<usize>() >= self.inst.clients()
+        caps.iter().take(k).sum::<usize>() >= self.players()
+    }
+
+    /// Players to place: `Σ` row counts (the row count without counts).
+    pub fn players(&self) -> usize {
+        self.inst.total_players()
     }
 
     /// Absolute tolerance on objectives: `1e-9 · max(1, objective scale)`.
     pub fn tolerance(&self) -> f64 {
-        let scale =
-            self.inst.max_delay() * self.inst.clients() as f64 + self.cost.iter().sum::<f64>();
+        let scale = self.inst.max_delay() * self.players() as f64 + self.cost.iter().sum::<f64>();
         1e-9 * scale.max(1.0)
     }
 
@@ -117,14 +125,14 @@ impl<'a> Planner<'a> {
         open.sort_unstable();
         open.dedup();
         let key = set_key(&open, self.mirrors());
-        if self.capacity_of(&open) < self.inst.clients() {
+        if self.capacity_of(&open) < self.players() {
             self.cache.insert(key, None);
             return Ok(None);
         }
-        let assign = match self.nearest_if_feasible(&open) {
-            Some(assign) => {
+        let split = match self.nearest_if_feasible(&open) {
+            Some(split) => {
                 self.nearest_evaluations += 1;
-                assign
+                split
             }
             None => {
                 let mut cap = vec![0usize; self.mirrors()];
@@ -132,39 +140,51 @@ impl<'a> Planner<'a> {
                     cap[j] = self.inst.capacity[j];
                 }
                 self.evaluations += 1;
-                let Some((assign, _)) = solve_exact_flow_capacities(self.inst, cap)? else {
+                let Some(split) = self.transport(cap)? else {
                     self.cache.insert(key, None);
                     return Ok(None);
                 };
-                assign
+                split
             }
         };
-        let delay: f64 = assign
+        let delay: f64 = split
             .iter()
             .enumerate()
-            .map(|(i, &j)| self.inst.delay(i, j))
+            .flat_map(|(i, pairs)| pairs.iter().map(move |&[j, c]| (i, j, c)))
+            .map(|(i, j, c)| c as f64 * self.inst.delay(i, j))
             .sum();
         let objective = delay + open.iter().map(|&j| self.cost[j]).sum::<f64>();
         self.cache.insert(key, Some(objective));
         Ok(Some(SetEval {
             open,
-            assign,
+            split,
             delay,
             objective,
         }))
+    }
+
+    /// The transportation problem over the mirrors with capacity `cap`:
+    /// `exact-flow`'s unit algorithm, or the network simplex when rows
+    /// count players.
+    fn transport(&self, cap: Vec<usize>) -> Result<Option<Split>> {
+        if self.inst.is_weighted() {
+            return Ok(solve_transport(self.inst, &cap)?.map(|(split, _)| split));
+        }
+        Ok(solve_exact_flow_capacities(self.inst, cap)?
+            .map(|(assign, _)| assign.into_iter().map(|j| vec![[j, 1]]).collect()))
     }
 
     /// Every player at its nearest mirror of `open` (`O(n·|open|)`), when
     /// that assignment respects the capacities — then it is optimal, as no
     /// player can do better; `None` when some capacity would be exceeded
     /// (the transportation problem decides).
-    fn nearest_if_feasible(&self, open: &[usize]) -> Option<Vec<usize>> {
+    fn nearest_if_feasible(&self, open: &[usize]) -> Option<Split> {
         let n = self.inst.clients();
         if open.is_empty() {
             return None;
         }
         let mut load = vec![0usize; self.mirrors()];
-        let mut assign = Vec::with_capacity(n);
+        let mut split = Vec::with_capacity(n);
         for i in 0..n {
             let row = self.inst.row(i);
             let mut best = open[0];
@@ -173,11 +193,12 @@ impl<'a> Planner<'a> {
                     best = j;
                 }
             }
-            load[best] += 1;
-            assign.push(best);
+            let w = self.inst.weight(i);
+            load[best] += w;
+            split.push(if w > 0 { vec![[best, w]] } else { Vec::new() });
         }
         let over = open.iter().any(|&j| load[j] > self.inst.capacity[j]);
-        (!over).then_some(assign)
+        (!over).then_some(split)
     }
 
     /// Whether every delay and opening cost is an integer (then every

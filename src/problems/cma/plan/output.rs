@@ -18,7 +18,7 @@ use std::path::Path;
 
 /// One curve point as JSON (a `curve.jsonl` line).
 pub fn point_json(inst: &CmaInstance, p: &PointResult) -> Value {
-    let n = inst.clients() as f64;
+    let n = inst.total_players().max(1) as f64;
     let b = p.best.as_ref();
     json!({
         "k": p.k,
@@ -76,7 +76,8 @@ pub fn write_plan(dir: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
     let summary = json!({
         "instance": inst.name,
         "engine": plan.engine,
-        "players": inst.clients(),
+        "players": inst.total_players(),
+        "rows": inst.clients(),
         "candidates": inst.mirrors(),
         "with_open_costs": plan.with_costs,
         "chosen_k": plan.chosen,
@@ -137,7 +138,7 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
     };
     let outcome = Outcome {
         status: Status::Feasible,
-        solution: Some(CmaSolution::whole(b.assign.clone())),
+        solution: Some(CmaSolution::from_split(b.split.clone())),
         bound: None,
         message: Some(format!(
             "plan cma: {} of {} mirrors opened; {proof}",
@@ -165,7 +166,7 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
 /// needed: the average is the total over `n`, so one chart of the average
 /// with the proven bound, and one of the total).
 fn draw_curve(path: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
-    let n = inst.clients() as f64;
+    let n = inst.total_players().max(1) as f64;
     let pts = |f: &dyn Fn(&PointResult) -> Option<f64>| -> Vec<(f64, f64)> {
         plan.points
             .iter()
@@ -190,8 +191,8 @@ fn draw_curve(path: &Path, inst: &CmaInstance, plan: &Plan) -> Result<()> {
         title: format!(
             "{}: average delay vs open mirrors ({} players; total = average × {})",
             inst.name,
-            inst.clients(),
-            inst.clients()
+            inst.total_players(),
+            inst.total_players()
         ),
         x_desc: "K (mirrors opened)".into(),
         y_desc: "average delay (ms)".into(),
@@ -236,7 +237,7 @@ pub fn render_table(inst: &CmaInstance, plan: &Plan) -> String {
             p.status.as_str().to_string(),
             b.map_or("-".into(), |b| format!("{:.3}", b.objective)),
             b.map_or("-".into(), |b| {
-                format!("{:.3}", b.delay / inst.clients() as f64)
+                format!("{:.3}", b.delay / inst.total_players().max(1) as f64)
             }),
             p.bound.map_or("-".into(), |l| format!("{l:.3}")),
             match (b, p.bound) {
