@@ -40,8 +40,10 @@ pub struct PingImport {
     pub clients: Vec<usize>,
     /// Players per client site (with `--population-column`).
     pub players: Option<Vec<u64>>,
-    /// Where it came from and what the import did, for `source` fields.
-    pub provenance: String,
+    /// The flags that rebuild the import (`--from-pings … --rtt-column …`).
+    pub flags: String,
+    /// What the import found and did ([`crate::net::pings::PingReport::summary`]).
+    pub summary: String,
 }
 
 /// Reads and selects (see the module doc).
@@ -72,14 +74,16 @@ pub fn import_pings(cfg: &PingImportConfig) -> Result<PingImport> {
             "no site has players (every population is 0)".into(),
         ));
     }
-    let provenance = provenance(cfg, &matrix);
+    let flags = flags(cfg);
+    let summary = matrix.report.summary(matrix.len(), &cfg.ping);
     Ok(PingImport {
         matrix,
         sites,
         candidates,
         clients,
         players,
-        provenance,
+        flags,
+        summary,
     })
 }
 
@@ -120,8 +124,8 @@ fn candidates(
     Ok(chosen)
 }
 
-/// The flags that rebuild the import, and its report.
-fn provenance(cfg: &PingImportConfig, m: &PingMatrix) -> String {
+/// The flags that rebuild the import.
+fn flags(cfg: &PingImportConfig) -> String {
     let mut s = format!(
         "--from-pings {} --rtt-column {} --combine {}",
         cfg.pings.display(),
@@ -140,5 +144,5 @@ fn provenance(cfg: &PingImportConfig, m: &PingMatrix) -> String {
     if let Some(c) = &cfg.candidates {
         s.push_str(&format!(" --candidates {}", c.join(",")));
     }
-    format!("{s}: {}", m.report.summary(m.len(), &cfg.ping))
+    s
 }

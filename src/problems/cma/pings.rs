@@ -44,6 +44,6 @@ pub fn cma_from_pings(
     let mut inst = CmaInstance::new(name, capacities(capacity, k, players)?, delay)?;
     inst.mirror_names = Some(imp.candidates.iter().map(|&j| m.ids[j].clone()).collect());
     inst.client_names = Some(imp.clients.iter().map(|&i| m.ids[i].clone()).collect());
-    inst.source = Some(format!("serverpick gen cma {}", imp.provenance));
+    inst.source = Some(format!("serverpick gen cma {}: {}", imp.flags, imp.summary));
     Ok(inst)
 }
