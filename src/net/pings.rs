@@ -21,10 +21,11 @@
 //! - **Gaps.** A pair without a measurement in either direction is completed
 //!   by the shortest path over measured pairs (`--missing complete`, the
 //!   default; measured values are kept as measured even when a path is
-//!   shorter) or refused (`--missing error`, listing the first missing
-//!   pairs). Completion runs Dijkstra from every site with a gap:
-//!   `O(g · (E + n) log n)` for `g` such sites, `E` measured pairs and `n`
-//!   sites. A pair no path joins is an error.
+//!   shorter; a completed value is rounded to 1e-6 ms) or refused
+//!   (`--missing error`, listing the first missing pairs). Completion runs
+//!   Dijkstra from every site with a gap: `O(g · (E + n) log n)` for `g`
+//!   such sites, `E` measured pairs and `n` sites. A pair no path joins is
+//!   an error.
 //! - **Sites.** Without a sites CSV the sites are the ids of the list in the
 //!   order they first appear; with one ([`crate::net::sites_csv`]) they are
 //!   its ids in its order, and a pair naming another id is an error.
@@ -493,7 +494,7 @@ fn complete(
             let row = &m[s * n..(s + 1) * n];
             (s + 1..n)
                 .filter(|&t| row[t].is_nan())
-                .map(|t| (s, t, dist[t]))
+                .map(|t| (s, t, (dist[t] * 1e6).round() / 1e6))
                 .collect::<Vec<_>>()
         })
         .collect();
