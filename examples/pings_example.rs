@@ -27,9 +27,10 @@ const REMOVED: usize = 15;
 const CANDIDATES: usize = 25;
 
 fn main() -> serverpick::Result<()> {
-    let dir = std::env::args()
-        .nth(1)
-        .map_or_else(|| PathBuf::from("data/latency/planetlab490-sample"), PathBuf::from);
+    let dir = std::env::args().nth(1).map_or_else(
+        || PathBuf::from("data/latency/planetlab490-sample"),
+        PathBuf::from,
+    );
     let m = read_measured_matrix(&dir.join("PlanetLabData_1_100"))?;
     let n = m.len();
     let mut rng = ChaCha8Rng::seed_from_u64(24);
@@ -39,12 +40,11 @@ fn main() -> serverpick::Result<()> {
     pairs.shuffle(&mut rng);
     let removed: HashSet<(usize, usize)> = pairs[..REMOVED].iter().copied().collect();
     let mut pings = String::from("source,destination,avg,min\n");
-    for i in 0..n {
-        for j in i + 1..n {
+    for (i, row) in m.iter().enumerate() {
+        for (j, &avg) in row.iter().enumerate().skip(i + 1) {
             if removed.contains(&(i, j)) {
                 continue;
             }
-            let avg = m[i][j];
             let min = (avg * 0.9 * 1000.0).round() / 1000.0;
             let _ = writeln!(pings, "node{i},node{j},{avg},{min}");
         }
