@@ -2,7 +2,8 @@
 //! mirrors (BRITE-like delays, tight random capacities, and uniform random
 //! delays), and the per-event cost of incremental J-SA/L-SA against the
 //! paper's O(nk) rebuild in the seed 002 §4.3 dynamic scenario with 20
-//! mirrors. Run: `cargo bench --bench cma`.
+//! mirrors; `exact-flow` with player counts (10,000 regions × 200 mirrors,
+//! 10⁷ players). Run: `cargo bench --bench cma`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use rand::{Rng, SeedableRng};
@@ -11,6 +12,8 @@ use serverpick::problems::cma::exact_flow::solve_exact_flow;
 use serverpick::problems::cma::gen::{generate_cma, GenCmaConfig, Scenario};
 use serverpick::problems::cma::model::CmaInstance;
 use serverpick::problems::cma::sim::replay;
+use serverpick::problems::cma::transport::solve_transport;
+use serverpick::problems::cma::weighted::with_random_players;
 use std::time::Duration;
 
 fn brite_static(n: usize, k: usize, seed: u64) -> CmaInstance {
@@ -46,6 +49,32 @@ fn exact_flow(c: &mut Criterion) {
     g.finish();
 }
 
+/// `exact-flow` with player counts: 10,000 regions × 200 mirrors, about
+/// 10⁷ players (counts uniform in 1..1999), 5 % spare capacity; the
+/// network simplex of `transport.rs`.
+fn exact_flow_weighted(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cma_exact_flow_weighted");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    let unit = generate_cma(&GenCmaConfig {
+        scenario: Scenario::Static,
+        mirrors: 200,
+        clients: Some(10_000),
+        slack: 0.05,
+        seed: 1,
+        ..GenCmaConfig::default()
+    })
+    .expect("generator");
+    let inst = with_random_players(unit, (1, 1999), 1, false).expect("players");
+    g.bench_function("brite_10000x200_1e7_players", |b| {
+        b.iter(|| {
+            solve_transport(&inst, &inst.capacity)
+                .expect("solve")
+                .expect("feasible")
+        })
+    });
+    g.finish();
+}
+
 fn dynamic_policies(c: &mut Criterion) {
     let inst = generate_cma(&GenCmaConfig {
         scenario: Scenario::Dynamic,
@@ -68,5 +97,5 @@ fn dynamic_policies(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, exact_flow, dynamic_policies);
+criterion_group!(benches, exact_flow, exact_flow_weighted, dynamic_policies);
 criterion_main!(benches);

@@ -13,7 +13,8 @@ pub fn to_value(inst: &CmaInstance) -> Result<Value> {
         .map_err(|e| Error::Usage(format!("cannot serialise instance '{}': {e}", inst.name)))
 }
 
-/// Its data as arrays: `delay` (client rows × mirrors) and `capacity`.
+/// Its data as arrays: `delay` (client rows × mirrors), `capacity`, and
+/// `open_cost` and `players` when the instance has them.
 pub fn arrays(inst: &CmaInstance) -> Vec<NamedArray> {
     let delay: Vec<f64> = (0..inst.clients())
         .flat_map(|i| inst.row(i).iter().copied())
@@ -25,6 +26,10 @@ pub fn arrays(inst: &CmaInstance) -> Vec<NamedArray> {
     ];
     if let Some(cost) = &inst.open_cost {
         out.push(NamedArray::vector("open_cost", cost.clone()));
+    }
+    if let Some(players) = inst.players() {
+        let players = players.iter().map(|&w| w as f64).collect();
+        out.push(NamedArray::vector("players", players));
     }
     out
 }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::problems::cma::events::{summary_md, write_simulation};
 use crate::problems::cma::file::{write_cma_with, SideFile};
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
+use crate::problems::cma::model::CmaInstance;
 use crate::problems::cma::pings::cma_from_pings;
 use crate::problems::cma::repro::{self, CmaGrid};
 use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
@@ -105,6 +106,11 @@ pub struct GenCmaArgs {
     /// Static instances: total capacity = ceil(clients · (1 + slack)); 0 to 1000.
     #[arg(long, default_value_t = 0.0, conflicts_with = "from_pings")]
     pub slack: f64,
+    /// Static and sites scenarios: every row is a region of LO..HI players
+    /// (uniform, seeded; written as `players`). Capacities are scaled by
+    /// players per row unless `--capacity` gives them.
+    #[arg(long, value_name = "LO..HI", conflicts_with = "from_pings")]
+    pub players: Option<String>,
     /// Draw mirrors and clients from this measured square matrix (ms,
     /// whitespace separated), e.g. the PlanetLab data.
     #[arg(long, conflicts_with = "from_pings")]
@@ -194,12 +200,13 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
         ..GenCmaConfig::default()
     };
     cfg.brite.edge_conn = edge_conn;
-    let inst = generate_cma(&cfg)?;
+    let inst = with_players_arg(generate_cma(&cfg)?, args)?;
     write_cma_with(&args.out, &inst, side(args))?;
     eprintln!(
-        "wrote {} ({} clients, {} mirrors, capacities {:?}{})",
+        "wrote {} ({} clients{}, {} mirrors, capacities {:?}{})",
         args.out.display(),
         inst.clients(),
+        players_note(&inst),
         inst.mirrors(),
         inst.capacity,
         inst.events
@@ -229,11 +236,12 @@ fn run_gen_sites(args: &GenCmaArgs) -> Result<()> {
         seed: args.seed,
         ..SitesConfig::default()
     };
-    let inst = generate_sites(&cfg)?;
+    let inst = with_players_arg(generate_sites(&cfg)?, args)?;
     write_cma_with(&args.out, &inst, side(args))?;
     eprintln!(
-        "wrote {} ({sites} sites: players = candidate mirrors{})",
+        "wrote {} ({sites} sites: client rows = candidate mirrors{}{})",
         args.out.display(),
+        players_note(&inst),
         if inst.open_cost.is_some() {
             ", with opening costs"
         } else {
@@ -255,11 +263,7 @@ fn run_gen_pings(args: &GenCmaArgs, imp: &crate::net::ping_import::PingImport) -
         "wrote {} ({} client rows{}, {} candidate mirrors, capacities {})",
         args.out.display(),
         inst.clients(),
-        if imp.players.is_some() {
-            " weighted by population"
-        } else {
-            ""
-        },
+        players_note(&inst),
         inst.mirrors(),
         match inst.capacity.iter().min() {
             Some(lo) if inst.capacity.iter().all(|c| c == lo) => format!("{lo} each"),
@@ -267,6 +271,29 @@ fn run_gen_pings(args: &GenCmaArgs, imp: &crate::net::ping_import::PingImport) -
         }
     );
     Ok(())
+}
+
+/// Applies `--players LO..HI` (seeded by `--seed`).
+fn with_players_arg(inst: CmaInstance, args: &GenCmaArgs) -> Result<CmaInstance> {
+    match &args.players {
+        Some(range) => {
+            let range = crate::problems::cma::weighted::parse_player_range(range)?;
+            crate::problems::cma::weighted::with_random_players(
+                inst,
+                range,
+                args.seed,
+                args.capacity.is_some(),
+            )
+        }
+        None => Ok(inst),
+    }
+}
+
+fn players_note(inst: &CmaInstance) -> String {
+    match inst.players() {
+        Some(_) => format!(" of {} players", inst.total_players()),
+        None => String::new(),
+    }
 }
 
 /// The policies `simulate` accepts (for help texts).

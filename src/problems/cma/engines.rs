@@ -20,18 +20,48 @@
 use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
 use crate::core::{FailureReason, Outcome, SolveOptions, SolveRecord, Status, Verdict};
 use crate::error::{Error, Result};
-use crate::problems::cma::eval::{evaluate_cma_static, DEFAULT_THRESHOLD_MS};
+use crate::problems::cma::eval::{
+    evaluate_cma_split, evaluate_cma_static, CmaEvaluation, DEFAULT_THRESHOLD_MS,
+};
 use crate::problems::cma::model::{CmaInstance, CmaState};
 use crate::problems::cma::moves::MoveGraph;
-use crate::problems::cma::{exact_flow, exact_lp, join};
+use crate::problems::cma::{exact_flow, exact_lp, join, transport, weighted};
 use serde::{Deserialize, Serialize};
 
-/// A static CMA solution: a mirror per client row.
+/// A static CMA solution: exactly one of `assign` (a mirror per client
+/// row, all of a row's players on it) and `split` (per row, `[mirror,
+/// players]` pairs; for instances whose rows count players). Engines give
+/// `assign` whenever no row is split, so unit rows keep the unit format.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CmaSolution {
     /// `assign[i]` = the mirror of client row `i`.
-    pub assign: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assign: Option<Vec<usize>>,
+    /// `split[i]` = `[mirror, players]` pairs of row `i`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Vec<Vec<[usize; 2]>>>,
+}
+
+impl CmaSolution {
+    /// Every row whole on one mirror.
+    pub fn whole(assign: Vec<usize>) -> Self {
+        CmaSolution {
+            assign: Some(assign),
+            split: None,
+        }
+    }
+
+    /// Rows split over mirrors: `assign` when no row has two mirrors.
+    pub fn from_split(split: Vec<Vec<[usize; 2]>>) -> Self {
+        if split.iter().all(|p| p.len() == 1) {
+            return Self::whole(split.iter().map(|p| p[0][0]).collect());
+        }
+        CmaSolution {
+            assign: None,
+            split: Some(split),
+        }
+    }
 }
 
 /// What a static CMA engine returns.
@@ -67,18 +97,40 @@ impl Problem for CmaInstance {
 
     /// THE CMA evaluator: objective = the total delay.
     fn evaluate(&self, sol: &CmaSolution) -> Verdict {
-        evaluate_cma_static(self, &sol.assign, DEFAULT_THRESHOLD_MS).verdict()
+        evaluate_cma_solution(self, sol, DEFAULT_THRESHOLD_MS).verdict()
+    }
+}
+
+/// THE evaluator on either form of a solution; a solution with both forms
+/// or neither is reported, not guessed at.
+pub fn evaluate_cma_solution(
+    inst: &CmaInstance,
+    sol: &CmaSolution,
+    threshold: f64,
+) -> CmaEvaluation {
+    match (&sol.assign, &sol.split) {
+        (Some(a), None) => evaluate_cma_static(inst, a, threshold),
+        (None, Some(s)) => evaluate_cma_split(inst, s, threshold),
+        (a, _) => {
+            let mut ev = evaluate_cma_static(inst, &[], threshold);
+            ev.violations = vec![if a.is_some() {
+                "give one of assign and split, not both".to_string()
+            } else {
+                "expected {\"assign\": [mirror per row]} or {\"split\": [[[mirror, players], …] per row]}".to_string()
+            }];
+            ev
+        }
     }
 }
 
 /// `Some(infeasible)` when the rows exceed the total capacity (the engines
 /// that assume room check this first).
 fn over_capacity(inst: &CmaInstance) -> Option<CmaOutcome> {
-    let (n, cap) = (inst.clients(), inst.total_capacity());
+    let (n, cap) = (inst.total_players(), inst.total_capacity());
     (n > cap).then(|| {
         Outcome::without_solution(
             Status::Infeasible,
-            format!("{n} clients exceed the total capacity {cap}"),
+            format!("{n} players exceed the total capacity {cap}"),
         )
     })
 }
@@ -97,13 +149,29 @@ impl Engine<CmaInstance> for ExactFlow {
             return out;
         }
         exact_lp::write_reference(inst, ctx);
+        if inst.is_weighted() {
+            return settle(exact_flow_weighted(inst));
+        }
         settle(exact_flow::solve_exact_flow(inst).map(|found| match found {
             Some((assign, bound)) => {
-                Outcome::claim(Status::Optimal, CmaSolution { assign }, Some(bound))
+                Outcome::claim(Status::Optimal, CmaSolution::whole(assign), Some(bound))
             }
             None => Outcome::without_solution(Status::Infeasible, "more clients than capacity"),
         }))
     }
+}
+
+/// `exact-flow` on rows with player counts: the network simplex
+/// ([`transport`]), its bound from the split's dual prices.
+fn exact_flow_weighted(inst: &CmaInstance) -> Result<CmaOutcome> {
+    let cap = &inst.capacity;
+    Ok(match transport::solve_transport(inst, cap)? {
+        Some((split, prices)) => {
+            let bound = transport::weighted_dual_bound(inst, cap, &prices);
+            Outcome::claim(Status::Optimal, CmaSolution::from_split(split), Some(bound))
+        }
+        None => Outcome::without_solution(Status::Infeasible, "more players than capacity"),
+    })
 }
 
 impl Engine<CmaInstance> for ExactLp {
@@ -114,7 +182,7 @@ impl Engine<CmaInstance> for ExactLp {
         inst.clients().saturating_mul(inst.mirrors()) <= LP_MAX_CELLS
     }
     fn solve(&self, inst: &CmaInstance, ctx: &Ctx) -> CmaOutcome {
-        exact_lp::solve_cma_lp(inst, ctx).map(|assign| CmaSolution { assign })
+        exact_lp::solve_cma_lp(inst, ctx).map(CmaSolution::from_split)
     }
 }
 
@@ -126,13 +194,19 @@ impl Engine<CmaInstance> for JGreedy {
         if let Some(out) = over_capacity(inst) {
             return out;
         }
+        if inst.is_weighted() {
+            return settle(
+                weighted::j_greedy_weighted(inst)
+                    .map(|split| Outcome::found(CmaSolution::from_split(split))),
+            );
+        }
         let mut st = CmaState::empty(inst);
         settle((|| {
             for i in 0..inst.clients() {
                 join::j_greedy(inst, &mut st, i)?;
             }
             let assign = unwrap_all(st.assignment())?;
-            Ok(Outcome::found(CmaSolution { assign }))
+            Ok(Outcome::found(CmaSolution::whole(assign)))
         })())
     }
 }
@@ -145,23 +219,46 @@ impl Engine<CmaInstance> for JSa {
         if let Some(out) = over_capacity(inst) {
             return out;
         }
-        let mut g = MoveGraph::new(inst);
-        settle((|| {
-            for i in 0..inst.clients() {
-                join::j_sa(&mut g, i)?;
-            }
-            // J-SA keeps the potentials of an optimal flow after every join:
-            // their LP dual bound is the certificate of its optimality claim.
-            let clients: Vec<usize> = (0..inst.clients()).collect();
-            let bound = exact_flow::dual_bound(inst, &clients, &g.prices());
-            let assign = unwrap_all(&g.assignment())?;
-            Ok(Outcome::claim(
-                Status::Optimal,
-                CmaSolution { assign },
-                Some(bound),
-            ))
-        })())
+        if inst.is_weighted() {
+            return j_sa_expanded(inst).unwrap_or_else(|e| {
+                let reason = match e {
+                    Error::Usage(_) => FailureReason::Refused,
+                    _ => FailureReason::SolverError,
+                };
+                Outcome::failed(reason, e.to_string())
+            });
+        }
+        settle(j_sa_rows(inst).map(|(assign, bound)| {
+            Outcome::claim(Status::Optimal, CmaSolution::whole(assign), Some(bound))
+        }))
     }
+}
+
+/// J-SA joining every row in order: the assignment and the LP dual bound of
+/// its potentials.
+fn j_sa_rows(inst: &CmaInstance) -> Result<(Vec<usize>, f64)> {
+    let mut g = MoveGraph::new(inst);
+    for i in 0..inst.clients() {
+        join::j_sa(&mut g, i)?;
+    }
+    // J-SA keeps the potentials of an optimal flow after every join:
+    // their LP dual bound is the certificate of its optimality claim.
+    let clients: Vec<usize> = (0..inst.clients()).collect();
+    let bound = exact_flow::dual_bound(inst, &clients, &g.prices());
+    Ok((unwrap_all(&g.assignment())?, bound))
+}
+
+/// J-SA on weighted rows: every player joins in row order (the expanded
+/// instance, [`weighted::expand`]); the bound is its dual bound.
+fn j_sa_expanded(inst: &CmaInstance) -> Result<CmaOutcome> {
+    let (unit, origin) = weighted::expand(inst)?;
+    let (assign, bound) = j_sa_rows(&unit)?;
+    let split = weighted::collapse(inst.clients(), &origin, &assign);
+    Ok(Outcome::claim(
+        Status::Optimal,
+        CmaSolution::from_split(split),
+        Some(bound),
+    ))
 }
 
 /// Names of the static CMA engines, in table order.

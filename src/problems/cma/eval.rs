@@ -17,7 +17,7 @@ pub const DEFAULT_THRESHOLD_MS: f64 = 100.0;
 /// Metrics of an assignment.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CmaMetrics {
-    /// Number of assigned (present) clients.
+    /// Number of assigned (present) players (rows count their players).
     pub present: usize,
     /// `Σ d(i, σ(i))` over present clients (ms).
     pub total_delay: f64,
@@ -52,8 +52,8 @@ impl CmaEvaluation {
 }
 
 /// Evaluates a (possibly partial) assignment: `assign[i] = Some(j)` puts
-/// client row `i` on mirror `j`, `None` = absent. Checks the length, mirror
-/// indices and capacities.
+/// client row `i` (all its players) on mirror `j`, `None` = absent. Checks
+/// the length, mirror indices and capacities.
 pub fn evaluate_cma(inst: &CmaInstance, assign: &[Option<usize>], threshold: f64) -> CmaEvaluation {
     evaluate_iter(
         inst,
@@ -61,25 +61,82 @@ pub fn evaluate_cma(inst: &CmaInstance, assign: &[Option<usize>], threshold: f64
         assign
             .iter()
             .enumerate()
-            .filter_map(|(i, a)| a.map(|j| (i, j))),
+            .filter_map(|(i, a)| a.map(|j| (i, j, row_weight(inst, i)))),
         threshold,
     )
 }
 
-/// Evaluates a static solution: every row assigned (`assign[i]` = mirror).
+/// Evaluates a static solution: every row assigned (`assign[i]` = the
+/// mirror of all of row `i`'s players).
 pub fn evaluate_cma_static(inst: &CmaInstance, assign: &[usize], threshold: f64) -> CmaEvaluation {
     evaluate_iter(
         inst,
         assign.len(),
-        assign.iter().copied().enumerate(),
+        assign
+            .iter()
+            .enumerate()
+            .map(|(i, &j)| (i, j, row_weight(inst, i))),
         threshold,
     )
+}
+
+/// Evaluates a static solution that may split rows: `split[i]` lists
+/// `[mirror, players]` pairs whose players add up to row `i`'s count.
+pub fn evaluate_cma_split(
+    inst: &CmaInstance,
+    split: &[Vec<[usize; 2]>],
+    threshold: f64,
+) -> CmaEvaluation {
+    let n = inst.clients();
+    let mut violations = Vec::new();
+    if split.len() != n {
+        violations.push(format!(
+            "split has {} entries, expected {n} (one per client row)",
+            split.len()
+        ));
+    }
+    let mut bad_sums = 0usize;
+    for (i, pairs) in split.iter().enumerate().take(n) {
+        let sum = pairs.iter().fold(0usize, |a, &[_, c]| a.saturating_add(c));
+        if sum != inst.weight(i) {
+            bad_sums += 1;
+            if bad_sums <= 5 {
+                violations.push(format!(
+                    "split[{i}] places {sum} players, the row has {}",
+                    inst.weight(i)
+                ));
+            }
+        }
+    }
+    if bad_sums > 5 {
+        violations.push(format!("… {bad_sums} rows with wrong counts in all"));
+    }
+    let triples = split
+        .iter()
+        .enumerate()
+        .flat_map(|(i, pairs)| pairs.iter().map(move |&[j, c]| (i, j, c)));
+    let tally = tally_assignment(inst, triples, threshold, &mut violations);
+    push_capacity_violations(inst, &tally.loads, &mut violations);
+    CmaEvaluation {
+        metrics: tally.into_metrics(threshold),
+        violations,
+    }
+}
+
+/// Players of row `i`, 0 for a row the instance does not have (reported by
+/// the tally as a bad index).
+fn row_weight(inst: &CmaInstance, i: usize) -> usize {
+    if i < inst.clients() {
+        inst.weight(i)
+    } else {
+        0
+    }
 }
 
 fn evaluate_iter(
     inst: &CmaInstance,
     len: usize,
-    pairs: impl Iterator<Item = (usize, usize)>,
+    triples: impl Iterator<Item = (usize, usize, usize)>,
     threshold: f64,
 ) -> CmaEvaluation {
     let n = inst.clients();
@@ -89,7 +146,7 @@ fn evaluate_iter(
             "assign has {len} entries, expected {n} (one per client row)"
         ));
     }
-    let tally = tally_assignment(inst, pairs, threshold, &mut violations);
+    let tally = tally_assignment(inst, triples, threshold, &mut violations);
     push_capacity_violations(inst, &tally.loads, &mut violations);
     CmaEvaluation {
         metrics: tally.into_metrics(threshold),
@@ -136,11 +193,11 @@ impl Tally {
     }
 }
 
-/// Tallies loads and delays of the in-range pairs; out-of-range ones are
-/// reported (the first five, then a count).
+/// Tallies loads and delays of the in-range `(row, mirror, players)`
+/// triples; out-of-range ones are reported (the first five, then a count).
 fn tally_assignment(
     inst: &CmaInstance,
-    pairs: impl Iterator<Item = (usize, usize)>,
+    triples: impl Iterator<Item = (usize, usize, usize)>,
     threshold: f64,
     violations: &mut Vec<String>,
 ) -> Tally {
@@ -148,21 +205,26 @@ fn tally_assignment(
     let mut loads = vec![0usize; k];
     let (mut total, mut max, mut present, mut under) = (0.0, 0.0f64, 0usize, 0usize);
     let mut bad_index = 0usize;
-    for (i, j) in pairs {
+    for (i, j, c) in triples {
         if i >= n || j >= k {
             bad_index += 1;
             if bad_index <= 5 {
-                violations.push(format!("assign[{i}] = {j} is not a mirror index (0..{k})"));
+                violations.push(format!(
+                    "row {i}: mirror {j} is not a mirror index (0..{k})"
+                ));
             }
             continue;
         }
+        if c == 0 {
+            continue;
+        }
         let d = inst.delay(i, j);
-        loads[j] += 1;
-        total += d;
+        loads[j] = loads[j].saturating_add(c);
+        total += c as f64 * d;
         max = max.max(d);
-        present += 1;
+        present = present.saturating_add(c);
         if d <= threshold {
-            under += 1;
+            under = under.saturating_add(c);
         }
     }
     if bad_index > 5 {

@@ -1,10 +1,11 @@
 //! `exact` for CMA: the paper's model (seed 002 §2.2) as an LP on HiGHS.
 //!
-//! `min Σ d(i,j) x_ij` s.t. `Σ_j x_ij = 1` (every client), `Σ_i x_ij <= C_j`
-//! (every mirror), `0 <= x_ij <= 1`. The constraint matrix is that of a
-//! transportation problem, totally unimodular, so HiGHS's basic optimum is
-//! integral; the solution is read as `argmax_j x_ij` and any fractional value
-//! is reported. `n·k` columns, `n + k` rows: the reference `exact-flow` must
+//! `min Σ d(i,j) x_ij` s.t. `Σ_j x_ij = w_i` (every client row, `w_i` its
+//! players, 1 without counts), `Σ_i x_ij <= C_j` (every mirror),
+//! `0 <= x_ij <= w_i`. The constraint matrix is that of a transportation
+//! problem, totally unimodular, so HiGHS's basic optimum is integral; each
+//! value is rounded to the nearest integer (a row's rounding error goes to
+//! its largest value) and any fractional value is reported. `n·k` columns, `n + k` rows: the reference `exact-flow` must
 //! match, not the fast path.
 
 use crate::core::{Ctx, Deadline, FailureReason, Outcome, ParamSpec, SolveOptions, Status};
@@ -31,18 +32,24 @@ const CLOCK_EVERY: usize = 4096;
 /// Solves the static CMA LP over every row: a mirror per row, with the LP
 /// optimum as the bound when HiGHS proves it. The time limit covers building
 /// the model too; above [`LP_MAX_CELLS`] the engine refuses.
-pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
+pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Split> {
     let opts = ctx.opts;
     let (n, k) = (inst.clients(), inst.mirrors());
     if let Some(refused) = refuse_above_cell_limit(n, k, opts) {
         return refused;
+    }
+    if inst.total_players() == 0 {
+        // nothing to place (HiGHS is not handed an empty model)
+        let mut out = Outcome::claim(Status::Optimal, vec![Vec::new(); n], Some(0.0));
+        out.message = Some("no players".into());
+        return out;
     }
     let deadline = &ctx.deadline;
     let mut b = MipBuilder::for_run(deadline);
     let cols: Vec<Col> = (0..n * k)
         .map(|p| {
             let (i, j) = (p / k, p % k);
-            b.add_as(variable().min(0.0).max(1.0), || {
+            b.add_as(variable().min(0.0).max(inst.weight(i) as f64), || {
                 format!("x[client {i}, mirror {j}]")
             })
         })
@@ -79,10 +86,10 @@ pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Vec<usize>> {
     let Some(values) = r.values else {
         return out;
     };
-    let (assign, fractional) = round_to_largest(&values, n, k);
+    let (assign, fractional) = round_to_split(&values, inst);
     if fractional > 0 {
         out.message = Some(format!(
-            "{fractional} clients have fractional LP values; rounded to their largest"
+            "{fractional} client rows have fractional LP values; rounded to integers"
         ));
         if out.status == Status::Optimal {
             out.status = Status::Feasible;
@@ -123,7 +130,7 @@ pub fn write_reference(inst: &CmaInstance, ctx: &Ctx) {
 }
 
 /// The refusal when n × k is above `--lp-max-cells`, `None` otherwise.
-fn refuse_above_cell_limit(n: usize, k: usize, opts: &SolveOptions) -> Option<Outcome<Vec<usize>>> {
+fn refuse_above_cell_limit(n: usize, k: usize, opts: &SolveOptions) -> Option<Outcome<Split>> {
     let cap = opts.count(&LP_MAX_CELLS);
     let cells = (n as u64).saturating_mul(k as u64);
     if cells > cap {
@@ -139,7 +146,7 @@ fn refuse_above_cell_limit(n: usize, k: usize, opts: &SolveOptions) -> Option<Ou
     None
 }
 
-/// One row per client (`Σ_j x_ij = 1`) and one per mirror (`Σ_i x_ij <=
+/// One row per client (`Σ_j x_ij = w_i`) and one per mirror (`Σ_i x_ij <=
 /// C_j`); `None` when the deadline passes while building them.
 fn build_constraints(
     inst: &CmaInstance,
@@ -154,7 +161,10 @@ fn build_constraints(
             return None;
         }
         let row: Expression = (0..k).map(|j| cols[i * k + j].var).sum();
-        constraints.push(row_named(row.eq(1.0), on, || format!("assign_client_{i}")));
+        let players = inst.weight(i) as f64;
+        constraints.push(row_named(row.eq(players), on, || {
+            format!("assign_client_{i}")
+        }));
     }
     for j in 0..k {
         if deadline.expired() {
@@ -167,32 +177,63 @@ fn build_constraints(
     Some(constraints)
 }
 
-/// Each client's mirror with the largest LP value (the first on ties), and
-/// how many clients had no value at 1.
-fn round_to_largest(values: &[f64], n: usize, k: usize) -> (Vec<usize>, usize) {
-    let mut assign = Vec::with_capacity(n);
+/// Per row, `[mirror, players]` pairs (the split form of a solution).
+pub type Split = Vec<Vec<[usize; 2]>>;
+
+/// Each row's LP values rounded to integers (the row's rounding error goes
+/// to its largest value, the first on ties), and how many rows had a value
+/// more than `1e-6` from an integer.
+fn round_to_split(values: &[f64], inst: &CmaInstance) -> (Split, usize) {
+    let (n, k) = (inst.clients(), inst.mirrors());
+    let mut split = Vec::with_capacity(n);
     let mut fractional = 0usize;
     for i in 0..n {
         let row = &values[i * k..(i + 1) * k];
-        let (best, &x) = row
-            .iter()
-            .enumerate()
-            .fold((0, &f64::NEG_INFINITY), |acc, (j, x)| {
-                if *x > *acc.1 {
-                    (j, x)
-                } else {
-                    acc
+        let mut pairs: Vec<[usize; 2]> = Vec::new();
+        let mut off = false;
+        let (mut best, mut sum) = (0usize, 0usize);
+        for (j, &x) in row.iter().enumerate() {
+            let r = x.round().max(0.0);
+            off |= (x - r).abs() > 1e-6;
+            if r >= 1.0 {
+                if pairs.get(best).is_none_or(|p| r as usize > p[1]) {
+                    best = pairs.len();
                 }
-            });
-        if (x - 1.0).abs() > 1e-6 {
-            fractional += 1;
+                pairs.push([j, r as usize]);
+                sum += r as usize;
+            }
         }
-        assign.push(best);
+        let w = inst.weight(i);
+        if pairs.is_empty() && w > 0 {
+            let j = argmax(row);
+            pairs.push([j, 0]);
+            best = 0;
+        }
+        if sum != w {
+            off = true;
+            if let Some(p) = pairs.get_mut(best) {
+                p[1] = (p[1] + w).saturating_sub(sum);
+            }
+        }
+        pairs.retain(|p| p[1] > 0);
+        fractional += usize::from(off);
+        split.push(pairs);
     }
-    (assign, fractional)
+    (split, fractional)
 }
 
-fn building_timed_out() -> Outcome<Vec<usize>> {
+/// The index of the largest value (the first on ties).
+fn argmax(row: &[f64]) -> usize {
+    let mut best = 0;
+    for (j, &x) in row.iter().enumerate() {
+        if x > row[best] {
+            best = j;
+        }
+    }
+    best
+}
+
+fn building_timed_out() -> Outcome<Split> {
     Outcome::without_solution(
         Status::TimeLimit,
         "time limit hit while building the LP (exact-flow solves it much faster)",

@@ -27,9 +27,9 @@
 use crate::core::Source;
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
-use crate::io::json_strict::{parse_typed, parse_value};
+use crate::io::json_strict::parse_typed;
 use crate::net::matrix::{read_matrix_shaped, write_csv, MatrixSource};
-use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
+use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS, MAX_PLAYERS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -86,6 +86,10 @@ pub struct CmaFile {
     /// Optional cost of opening each mirror (`plan cma` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_cost: Option<Vec<f64>>,
+    /// Optional players per row (integers `>= 0`; inline, `{"csv"}` or
+    /// `{"npy"}` of one column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Value>,
 }
 
 /// Reads and validates a CMA instance file.
@@ -113,13 +117,26 @@ fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result
     check_header(&raw, file)?;
     let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
     let (n, flat) = read_delays(&raw.delay, file, base, k)?;
+    let players = match &raw.players {
+        Some(v) => Some(read_players(v, n, file, base)?),
+        None => None,
+    };
+    let total = players.as_ref().map_or(n, |p| p.iter().sum());
     let (capacity, resources) =
-        read_capacity_or_resources(&raw.capacity, raw.resources, k, n, file)?;
-    let mut inst = CmaInstance::new(
-        raw.name.unwrap_or_else(|| default_name.into()),
-        capacity,
-        flat,
-    )
+        read_capacity_or_resources(&raw.capacity, raw.resources, k, total, file)?;
+    if players.is_some() && (raw.events.is_some() || raw.start.is_some()) {
+        return Err(Error::input(
+            file,
+            "players",
+            "a dynamic instance (events or start) has one player per row: drop players, \
+             or repeat a row once per player",
+        ));
+    }
+    let name = raw.name.unwrap_or_else(|| default_name.into());
+    let mut inst = match players {
+        Some(p) => CmaInstance::new_weighted(name, capacity, flat, p),
+        None => CmaInstance::new(name, capacity, flat),
+    }
     .map_err(|e| relabel(e, file))?;
     inst.resources = resources;
     inst.mirror_names = mirror_names;
@@ -208,8 +225,72 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
     Ok((n, flat))
 }
 
+/// `players`: one integer `>= 0` per delay row, inline or as a one-column
+/// CSV or `.npy` (read with the matrix reader's checks and path policy);
+/// their sum at most [`MAX_PLAYERS`].
+fn read_players(v: &Value, n: usize, file: &str, base: &Path) -> Result<Vec<usize>> {
+    let src = MatrixSource {
+        file,
+        base_dir: base,
+    };
+    let column = match v {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match x.as_f64() {
+                Some(f) => Ok(vec![Some(f)]),
+                None => Err(Error::input(
+                    file,
+                    format!("players[{i}]"),
+                    format!("{x} is not a player count (an integer >= 0)"),
+                )),
+            })
+            .collect::<Result<Vec<_>>>()?,
+        _ => read_matrix_shaped(v, "players", &src, Some(n), 1)?,
+    };
+    if column.len() != n {
+        return Err(Error::input(
+            file,
+            "players",
+            format!(
+                "has {} values, expected {n} (one per delay row)",
+                column.len()
+            ),
+        ));
+    }
+    let mut total = 0usize;
+    let mut out = Vec::with_capacity(n);
+    for (i, cell) in column.iter().enumerate() {
+        let count = match cell.as_slice() {
+            [Some(x)] if x.fract() == 0.0 && (0.0..=MAX_PLAYERS as f64).contains(x) => *x as usize,
+            other => {
+                let shown = match other {
+                    [Some(x)] => x.to_string(),
+                    [None] => "null".into(),
+                    _ => format!("a row of {} values", other.len()),
+                };
+                return Err(Error::input(
+                    file,
+                    format!("players[{i}]"),
+                    format!("{shown} is not a player count (an integer >= 0)"),
+                ));
+            }
+        };
+        total = total.saturating_add(count);
+        if total > MAX_PLAYERS {
+            return Err(Error::input(
+                file,
+                format!("players[{i}]"),
+                format!("the players add up to more than the limit of {MAX_PLAYERS}"),
+            ));
+        }
+        out.push(count);
+    }
+    Ok(out)
+}
+
 /// Exactly one of `capacity` or `resources`; resources also give the
-/// per-mirror capacities for n clients.
+/// per-mirror capacities for n players.
 fn read_capacity_or_resources(
     capacity: &Option<Value>,
     resources: Option<ResourcesFile>,
@@ -524,6 +605,7 @@ pub fn to_file(inst: &CmaInstance, csv: Option<&str>) -> CmaFile {
         start: inst.start.as_ref().map(|s| json!({ "assign": s })),
         source: inst.source.clone(),
         open_cost: inst.open_cost.clone(),
+        players: inst.players().map(|p| json!(p)),
     }
 }
 
@@ -590,41 +672,4 @@ fn write_delay_csv(path: &Path, inst: &CmaInstance) -> Result<()> {
         writeln!(w, "{}", line.join(",")).map_err(|e| Error::io(path, e))?;
     }
     w.flush().map_err(|e| Error::io(path, e))
-}
-
-/// Reads a CMA static solution: a solution file written by `solve` (its
-/// `solution.assign`) or a bare `{"assign": [mirror per row]}`.
-pub fn read_cma_assignment(path: &Path) -> Result<Vec<usize>> {
-    let file = path.display().to_string();
-    let text = crate::io::read_text(path)?;
-    cma_assignment_from_value(parse_value(&text, &file)?, &file)
-}
-
-/// A CMA static solution from a solution file's JSON (see
-/// [`read_cma_assignment`]); `file` names it in errors.
-pub fn cma_assignment_from_value(value: Value, file: &str) -> Result<Vec<usize>> {
-    let inner = match value.get("solution") {
-        Some(s) if value.get("engine").is_some() => s.clone(),
-        _ => value,
-    };
-    let Some(Value::Array(items)) = inner.get("assign") else {
-        return Err(Error::input(
-            file,
-            "assign",
-            "expected {\"assign\": [mirror per client row]}",
-        ));
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_u64().map(|j| j as usize).ok_or_else(|| {
-                Error::input(
-                    file,
-                    format!("assign[{i}]"),
-                    format!("{v} is not a mirror index"),
-                )
-            })
-        })
-        .collect()
 }

@@ -35,6 +35,9 @@ pub mod playnow;
 pub mod repro;
 pub mod sim;
 pub mod sites;
+pub mod solution_file;
+pub mod transport;
+pub mod weighted;
 
 use crate::core::engine;
 use crate::core::table::{fmt_ms, note, Table};
@@ -43,7 +46,7 @@ use crate::core::{
     SolveOptions, SolveRecord, SolveRow, Source,
 };
 use crate::error::Result;
-use eval::{evaluate_cma_static, CmaReport, DEFAULT_THRESHOLD_MS};
+use eval::{CmaReport, DEFAULT_THRESHOLD_MS};
 use model::CmaInstance;
 use serde_json::{json, Map, Value};
 use std::any::Any;
@@ -114,6 +117,9 @@ impl ProblemInstance for Instance {
         let mut f = Map::new();
         f.insert("mirrors".into(), json!(i.mirrors()));
         f.insert("clients".into(), json!(i.clients()));
+        if i.players().is_some() {
+            f.insert("players".into(), json!(i.total_players()));
+        }
         f.insert("total_capacity".into(), json!(i.total_capacity()));
         f.insert("events".into(), json!(i.events.as_ref().map(Vec::len)));
         InstanceFeatures {
@@ -159,17 +165,21 @@ impl ProblemInstance for Instance {
 
     fn eval_value(&self, solution: Value, source: &str) -> Result<EvalReport> {
         let inst = &self.0;
-        let assign = file::cma_assignment_from_value(solution, source)?;
-        let ev = evaluate_cma_static(inst, &assign, DEFAULT_THRESHOLD_MS);
+        let sol = solution_file::cma_solution_from_value(solution, source)?;
+        let ev = engines::evaluate_cma_solution(inst, &sol, DEFAULT_THRESHOLD_MS);
         let m = &ev.metrics;
         let lines = vec![
             (
                 "instance".to_string(),
                 format!(
-                    "{} ({} mirrors, {} clients)",
+                    "{} ({} mirrors, {} clients{})",
                     inst.name,
                     inst.mirrors(),
-                    inst.clients()
+                    inst.clients(),
+                    match inst.players() {
+                        Some(_) => format!(", {} players", inst.total_players()),
+                        None => String::new(),
+                    }
                 ),
             ),
             ("total".into(), format!("{:.3} ms", m.total_delay)),

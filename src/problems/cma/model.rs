@@ -19,6 +19,10 @@ use crate::error::{Error, Result};
 /// larger counts.
 pub const MAX_MIRRORS: usize = 10_000;
 
+/// The most players a weighted instance may count in all (`Σ players`):
+/// sums of delays stay exact enough in `f64`, and loads fit any `usize`.
+pub const MAX_PLAYERS: usize = 1 << 40;
+
 /// A join or a leave of one client row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmaEvent {
@@ -109,6 +113,9 @@ pub struct CmaInstance {
     /// `plan cma` (objective = total delay + Σ open_cost of opened mirrors);
     /// the other engines ignore it.
     pub open_cost: Option<Vec<f64>>,
+    /// Players per row (`None` = one player per row); set with
+    /// [`CmaInstance::with_players`].
+    players: Option<Vec<usize>>,
     k: usize,
     /// Row-major `n × k` delays.
     delay: Vec<f64>,
@@ -162,6 +169,7 @@ impl CmaInstance {
             start: None,
             source: None,
             open_cost: None,
+            players: None,
             k,
             delay,
             max_delay,
@@ -183,6 +191,80 @@ impl CmaInstance {
             ));
         }
         Self::new(name, capacity, rows.concat())
+    }
+
+    /// [`CmaInstance::new`] with a player count per row: capacities are
+    /// clamped to the total players (not to the row count).
+    pub fn new_weighted(
+        name: impl Into<String>,
+        capacity: Vec<usize>,
+        delay: Vec<f64>,
+        players: Vec<usize>,
+    ) -> Result<Self> {
+        let mut inst = Self::new(name, capacity.clone(), delay)?.with_players(players)?;
+        let most = inst.total_players().max(inst.clients());
+        inst.capacity = capacity.into_iter().map(|c| c.min(most)).collect();
+        Ok(inst)
+    }
+
+    /// Gives every row a player count (a region of `players[i]` identical
+    /// players; `0` = nobody there). Capacities keep the clamp to the row
+    /// count that [`CmaInstance::new`] applied: build with
+    /// [`CmaInstance::new_weighted`] for capacities above it. Errors on a
+    /// wrong length, or a total above [`MAX_PLAYERS`].
+    pub fn with_players(mut self, players: Vec<usize>) -> Result<Self> {
+        let n = self.clients();
+        if players.len() != n {
+            return Err(Error::input(
+                "<memory>",
+                "players",
+                format!(
+                    "has {} values, expected {n} (one per delay row)",
+                    players.len()
+                ),
+            ));
+        }
+        let mut total: usize = 0;
+        for (i, &w) in players.iter().enumerate() {
+            total = total.saturating_add(w);
+            if total > MAX_PLAYERS {
+                return Err(Error::input(
+                    "<memory>",
+                    format!("players[{i}]"),
+                    format!("the players add up to more than the limit of {MAX_PLAYERS}"),
+                ));
+            }
+        }
+        for c in &mut self.capacity {
+            *c = (*c).min(total.max(n));
+        }
+        self.players = Some(players);
+        Ok(self)
+    }
+
+    /// Players per row when the instance has counts (`None` = one each).
+    pub fn players(&self) -> Option<&[usize]> {
+        self.players.as_deref()
+    }
+
+    /// True when some row stands for other than exactly one player.
+    pub fn is_weighted(&self) -> bool {
+        self.players
+            .as_ref()
+            .is_some_and(|p| p.iter().any(|&w| w != 1))
+    }
+
+    /// Players of row `i` (1 without counts).
+    #[inline]
+    pub fn weight(&self, i: usize) -> usize {
+        self.players.as_ref().map_or(1, |p| p[i])
+    }
+
+    /// Total players: `Σ` counts, or the row count.
+    pub fn total_players(&self) -> usize {
+        self.players
+            .as_ref()
+            .map_or(self.clients(), |p| p.iter().sum())
     }
 
     /// Number of mirrors `k`.

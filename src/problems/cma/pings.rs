@@ -2,7 +2,9 @@
 //! ([`crate::net::ping_import`]). The candidate sites are the mirrors, the
 //! client sites the delay rows (named by site id), `d(i, j)` the RTT between
 //! client site `i` and candidate `j` (0 when they are the same site). With a
-//! population column each row is a region weighted by its player count.
+//! population column each row is a region with its player count
+//! (`players`, [`CmaInstance::new_weighted`]), and the default capacity is
+//! every player.
 
 use crate::error::{Error, Result};
 use crate::net::ping_import::PingImport;
@@ -20,6 +22,16 @@ fn capacities(given: Option<&[usize]>, k: usize, players: usize) -> Result<Vec<u
             c.len()
         ))),
     }
+}
+
+/// Populations as row player counts (a count above `usize` is refused).
+fn player_counts(p: &[u64]) -> Result<Vec<usize>> {
+    p.iter()
+        .map(|&v| {
+            usize::try_from(v)
+                .map_err(|_| Error::Usage(format!("a population of {v} players is too large")))
+        })
+        .collect()
 }
 
 /// The instance (see the module doc); `name` is its name.
@@ -41,7 +53,11 @@ pub fn cma_from_pings(
         .iter()
         .flat_map(|&c| imp.candidates.iter().map(move |&j| m.rtt(c, j)))
         .collect();
-    let mut inst = CmaInstance::new(name, capacities(capacity, k, players)?, delay)?;
+    let capacity = capacities(capacity, k, players)?;
+    let mut inst = match &imp.players {
+        Some(p) => CmaInstance::new_weighted(name, capacity, delay, player_counts(p)?)?,
+        None => CmaInstance::new(name, capacity, delay)?,
+    };
     inst.mirror_names = Some(imp.candidates.iter().map(|&j| m.ids[j].clone()).collect());
     inst.client_names = Some(imp.clients.iter().map(|&i| m.ids[i].clone()).collect());
     inst.source = Some(format!("serverpick gen cma {}: {}", imp.flags, imp.summary));

@@ -75,6 +75,13 @@ impl Plan {
 
 /// Checks the options against the instance; errors name the flag.
 pub fn check_options(inst: &CmaInstance, o: &PlanOptions) -> Result<()> {
+    if inst.is_weighted() {
+        return Err(Error::Usage(format!(
+            "{}: plan cma does not take player counts (`players`) yet; `solve` does \
+             (exact-flow, exact, j-greedy, j-sa). To plan, repeat each row once per player",
+            inst.name
+        )));
+    }
     if !PLAN_ENGINES.contains(&o.engine.as_str()) {
         return Err(Error::Usage(format!(
             "--engine {}: expected one of {}",

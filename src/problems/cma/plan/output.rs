@@ -10,8 +10,8 @@ use crate::bench::plot::{draw_chart, ChartSpec, Series, Style};
 use crate::core::table::Table;
 use crate::core::{fill_record, Outcome, SolveRecord, Status};
 use crate::error::{Error, Result};
-use crate::problems::cma::engines::CmaSolution;
-use crate::problems::cma::eval::{evaluate_cma_static, DEFAULT_THRESHOLD_MS};
+use crate::problems::cma::engines::{evaluate_cma_solution, CmaSolution};
+use crate::problems::cma::eval::DEFAULT_THRESHOLD_MS;
 use crate::problems::cma::model::CmaInstance;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -137,9 +137,7 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
     };
     let outcome = Outcome {
         status: Status::Feasible,
-        solution: Some(CmaSolution {
-            assign: b.assign.clone(),
-        }),
+        solution: Some(CmaSolution::whole(b.assign.clone())),
         bound: None,
         message: Some(format!(
             "plan cma: {} of {} mirrors opened; {proof}",
@@ -151,7 +149,7 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
         solver_status: None,
     };
     fill_record(&mut r, outcome, |sol| {
-        evaluate_cma_static(inst, &sol.assign, DEFAULT_THRESHOLD_MS).verdict()
+        evaluate_cma_solution(inst, sol, DEFAULT_THRESHOLD_MS).verdict()
     });
     let m = &mut r.metrics;
     m.insert("k".into(), json!(p.k));

@@ -1,0 +1,489 @@
+//! The static CMA with player counts as a transportation problem with
+//! supplies, solved by the primal network simplex (`exact-flow` on weighted
+//! rows; `plan cma` evaluates mirror sets of weighted instances with it).
+//!
+//! Nodes: the client rows (supply `w_i`), the open mirrors (demand `C_j`), a
+//! dummy supplier of the spare capacity `Σ C_j − Σ w_i` (arcs to every
+//! mirror at cost 0) and a root joined to every node by an artificial arc of
+//! cost `M` (big-M start: the artificial arcs carry the supplies). Arcs
+//! `i → j` cost `d(i,j)` and are uncapacitated; they are never stored, their
+//! costs are read from the delay matrix.
+//!
+//! - pricing: block search (Grigoriadis), blocks of `⌈√m⌉` arcs, the most
+//!   negative reduced cost of the first block that has one enters;
+//! - leaving arc: the last blocking arc of the cycle from its apex
+//!   (Cunningham's strongly feasible trees: no cycling);
+//! - update: the cut subtree is re-hung on the entering arc, its potentials
+//!   shifted by one constant (`O(subtree)`), through child lists.
+//!
+//! Time per pivot `O(√m + depth + subtree)`, `m = n·k` arcs; the number of
+//! pivots is not polynomially bounded in theory and about `3–5·(n + k)` on
+//! the benches. Memory `O(n + k)` beyond the delay matrix. The dual prices
+//! are recomputed from the optimal split by Bellman-Ford on the `k`-mirror
+//! residual graph ([`split_prices`]), which also checks optimality
+//! independently: a negative cycle there is an error, never a claim.
+
+use crate::error::{Error, Result};
+use crate::problems::cma::exact_lp::Split;
+use crate::problems::cma::model::CmaInstance;
+
+/// The optimal split of every row's players over the mirrors with capacity
+/// `cap` (0 = closed) and the dual prices proving it (`INFINITY` for a
+/// closed mirror), or `None` when the players exceed `Σ cap`.
+pub fn solve_transport(inst: &CmaInstance, cap: &[usize]) -> Result<Option<(Split, Vec<f64>)>> {
+    let players = inst.total_players();
+    let spare = cap
+        .iter()
+        .fold(0usize, |a, &c| a.saturating_add(c))
+        .checked_sub(players);
+    let Some(spare) = spare else {
+        return Ok(None);
+    };
+    let mut s = Simplex::new(inst, cap, spare);
+    s.run()?;
+    let split = s.split()?;
+    let prices = split_prices(inst, cap, &split)
+        .map_err(|gain| Error::Solver(format!("network simplex ended {gain} above the optimum")))?;
+    Ok(Some((split, prices)))
+}
+
+/// The primal network simplex state (see the module doc).
+struct Simplex<'a> {
+    inst: &'a CmaInstance,
+    /// Open mirrors (node `n + a` is mirror `act[a]`).
+    act: Vec<usize>,
+    n: usize,
+    parent: Vec<usize>,
+    /// Arc joining a node to its parent.
+    pred: Vec<usize>,
+    /// Whether that arc points from the node up to its parent.
+    up: Vec<bool>,
+    flow: Vec<u64>,
+    pi: Vec<f64>,
+    depth: Vec<usize>,
+    children: Vec<Vec<usize>>,
+    child_pos: Vec<usize>,
+    big_m: f64,
+    eps: f64,
+    next_arc: usize,
+}
+
+/// The root's index among `n + act.len() + 2` nodes.
+const NONE: usize = usize::MAX;
+
+impl<'a> Simplex<'a> {
+    fn new(inst: &'a CmaInstance, cap: &[usize], spare: usize) -> Self {
+        let act: Vec<usize> = (0..cap.len()).filter(|&j| cap[j] > 0).collect();
+        let n = inst.clients();
+        let nodes = n + act.len() + 2;
+        let root = nodes - 1;
+        let big_m = 1.0 + inst.max_delay().max(1.0) * nodes as f64;
+        let mut s = Simplex {
+            inst,
+            n,
+            parent: vec![root; nodes],
+            pred: vec![0; nodes],
+            up: vec![true; nodes],
+            flow: vec![0; nodes],
+            pi: vec![0.0; nodes],
+            depth: vec![1; nodes],
+            children: vec![Vec::new(); nodes],
+            child_pos: vec![0; nodes],
+            big_m,
+            eps: 1e-9 * inst.max_delay().max(1.0),
+            next_arc: 0,
+            act,
+        };
+        s.parent[root] = NONE;
+        s.depth[root] = 0;
+        for v in 0..root {
+            let supply: i128 = if v < n {
+                inst.weight(v) as i128
+            } else if v < n + s.act.len() {
+                -(cap[s.act[v - n]] as i128)
+            } else {
+                spare as i128
+            };
+            s.pred[v] = s.artificial(v);
+            s.up[v] = supply >= 0;
+            s.flow[v] = supply.unsigned_abs() as u64;
+            s.pi[v] = if supply >= 0 { -big_m } else { big_m };
+            s.child_pos[v] = s.children[root].len();
+            s.children[root].push(v);
+        }
+        s
+    }
+
+    fn nodes(&self) -> usize {
+        self.parent.len()
+    }
+    fn ka(&self) -> usize {
+        self.act.len()
+    }
+    /// Real arcs: `n·ka` row arcs then `ka` dummy arcs.
+    fn real_arcs(&self) -> usize {
+        self.n * self.ka() + self.ka()
+    }
+    fn artificial(&self, v: usize) -> usize {
+        self.real_arcs() + v
+    }
+
+    /// `(tail, head, cost)` of a real or artificial arc.
+    fn arc(&self, e: usize) -> (usize, usize, f64) {
+        let (n, ka) = (self.n, self.ka());
+        if e < n * ka {
+            let (i, a) = (e / ka, e % ka);
+            (i, n + a, self.inst.delay(i, self.act[a]))
+        } else if e < self.real_arcs() {
+            (n + ka, n + (e - n * ka), 0.0)
+        } else {
+            let v = e - self.real_arcs();
+            let root = self.nodes() - 1;
+            // an artificial arc keeps the direction it started with
+            let (t, h) = if self.is_up_artificial(v) {
+                (v, root)
+            } else {
+                (root, v)
+            };
+            (t, h, self.big_m)
+        }
+    }
+
+    /// Direction of `v`'s artificial arc: up unless `v` is a mirror (demand).
+    fn is_up_artificial(&self, v: usize) -> bool {
+        !(v >= self.n && v < self.n + self.ka())
+    }
+
+    fn run(&mut self) -> Result<()> {
+        while let Some(e) = self.find_entering() {
+            self.pivot(e)?;
+        }
+        let art_flow =
+            (0..self.nodes() - 1).any(|v| self.pred[v] >= self.real_arcs() && self.flow[v] > 0);
+        if art_flow {
+            return Err(Error::Solver(
+                "network simplex: an artificial arc keeps flow (infeasible?)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Block search over the real arcs from where the last search stopped.
+    fn find_entering(&mut self) -> Option<usize> {
+        let m = self.real_arcs();
+        if m == 0 {
+            return None;
+        }
+        let block = ((m as f64).sqrt().ceil() as usize).max(16);
+        let (mut best, mut best_rc) = (NONE, -self.eps);
+        let mut e = self.next_arc;
+        for scanned in 1..=m {
+            let (t, h, c) = self.arc(e);
+            let rc = c + self.pi[t] - self.pi[h];
+            if rc < best_rc {
+                best_rc = rc;
+                best = e;
+            }
+            e = if e + 1 == m { 0 } else { e + 1 };
+            if scanned % block == 0 && best != NONE {
+                break;
+            }
+        }
+        self.next_arc = e;
+        (best != NONE).then_some(best)
+    }
+
+    /// Pushes flow round the cycle of entering arc `e` and updates the tree.
+    fn pivot(&mut self, e: usize) -> Result<()> {
+        let (u, w, _) = self.arc(e);
+        let (u_side, w_side) = self.cycle_sides(u, w);
+        // w side is walked upward with the cycle (w → apex): an up arc gains.
+        // u side is walked downward (apex → u): an up arc loses.
+        let loses = |s: &Self, x: usize, upward: bool| s.up[x] != upward;
+        let mut theta = u64::MAX;
+        for &x in &w_side {
+            if loses(self, x, true) {
+                theta = theta.min(self.flow[x]);
+            }
+        }
+        for &x in &u_side {
+            if loses(self, x, false) {
+                theta = theta.min(self.flow[x]);
+            }
+        }
+        if theta == u64::MAX {
+            return Err(Error::Solver("network simplex: unbounded cycle".into()));
+        }
+        // the last blocking arc from the apex: w side nearest the apex,
+        // else u side nearest u.
+        let leave_w = w_side
+            .iter()
+            .rev()
+            .find(|&&x| loses(self, x, true) && self.flow[x] == theta)
+            .copied();
+        let leave = match leave_w {
+            Some(x) => (x, w),
+            None => {
+                let x = u_side
+                    .iter()
+                    .find(|&&x| loses(self, x, false) && self.flow[x] == theta)
+                    .copied()
+                    .ok_or_else(|| Error::Solver("network simplex: no leaving arc".into()))?;
+                (x, u)
+            }
+        };
+        for &x in &w_side {
+            self.push(x, theta, !loses(self, x, true));
+        }
+        for &x in &u_side {
+            self.push(x, theta, !loses(self, x, false));
+        }
+        self.rehang(e, leave, theta);
+        Ok(())
+    }
+
+    fn push(&mut self, x: usize, theta: u64, gains: bool) {
+        if gains {
+            self.flow[x] += theta;
+        } else {
+            self.flow[x] -= theta;
+        }
+    }
+
+    /// The tree nodes (each standing for its arc to its parent) from `u`
+    /// and from `w` up to, not including, their common ancestor.
+    fn cycle_sides(&self, mut u: usize, mut w: usize) -> (Vec<usize>, Vec<usize>) {
+        let (mut us, mut ws) = (Vec::new(), Vec::new());
+        while u != w {
+            if self.depth[u] >= self.depth[w] {
+                us.push(u);
+                u = self.parent[u];
+            } else {
+                ws.push(w);
+                w = self.parent[w];
+            }
+        }
+        (us, ws)
+    }
+
+    /// Removes the leaving arc (`q`'s arc to its parent, `q` on `inside`'s
+    /// side of the cycle) and hangs `q`'s subtree from the entering arc `e`
+    /// at `inside`, reversing the path `inside … q`.
+    fn rehang(&mut self, e: usize, (q, inside): (usize, usize), theta: u64) {
+        let (t, h, cost) = self.arc(e);
+        let outside = if inside == t { h } else { t };
+        let mut path = vec![inside];
+        while *path.last().unwrap_or(&q) != q {
+            let x = path[path.len() - 1];
+            path.push(self.parent[x]);
+        }
+        let olds: Vec<(usize, bool, u64)> = path
+            .iter()
+            .map(|&x| (self.pred[x], self.up[x], self.flow[x]))
+            .collect();
+        for &x in &path {
+            self.detach(x);
+        }
+        for idx in 1..path.len() {
+            let (pred, up, flow) = olds[idx - 1];
+            self.attach(path[idx], path[idx - 1], pred, !up, flow);
+        }
+        self.attach(inside, outside, e, inside == t, theta);
+        let target = if inside == t {
+            self.pi[outside] - cost
+        } else {
+            self.pi[outside] + cost
+        };
+        self.shift_subtree(inside, target - self.pi[inside]);
+    }
+
+    /// Unlinks `x` from its parent's children.
+    fn detach(&mut self, x: usize) {
+        let p = self.parent[x];
+        if p == NONE {
+            return;
+        }
+        let pos = self.child_pos[x];
+        self.children[p].swap_remove(pos);
+        if let Some(&moved) = self.children[p].get(pos) {
+            self.child_pos[moved] = pos;
+        }
+        self.parent[x] = NONE;
+    }
+
+    fn attach(&mut self, x: usize, parent: usize, pred: usize, up: bool, flow: u64) {
+        self.parent[x] = parent;
+        self.pred[x] = pred;
+        self.up[x] = up;
+        self.flow[x] = flow;
+        self.child_pos[x] = self.children[parent].len();
+        self.children[parent].push(x);
+    }
+
+    /// Adds `delta` to the potentials of `top`'s subtree and refreshes its
+    /// depths.
+    fn shift_subtree(&mut self, top: usize, delta: f64) {
+        let mut stack = vec![top];
+        while let Some(x) = stack.pop() {
+            self.pi[x] += delta;
+            self.depth[x] = self.depth[self.parent[x]] + 1;
+            stack.extend_from_slice(&self.children[x]);
+        }
+    }
+
+    /// The flows on basic row arcs, per row `[mirror, players]`.
+    fn split(&self) -> Result<Split> {
+        let mut split: Split = vec![Vec::new(); self.n];
+        let rows = self.n * self.ka();
+        for v in 0..self.nodes() - 1 {
+            let e = self.pred[v];
+            if e < rows && self.flow[v] > 0 {
+                let (i, a) = (e / self.ka(), e % self.ka());
+                split[i].push([self.act[a], self.flow[v] as usize]);
+            }
+        }
+        for (i, pairs) in split.iter_mut().enumerate() {
+            pairs.sort_unstable();
+            let sum: usize = pairs.iter().map(|p| p[1]).sum();
+            if sum != self.inst.weight(i) {
+                return Err(Error::Solver(format!(
+                    "network simplex placed {sum} of row {i}'s {} players",
+                    self.inst.weight(i)
+                )));
+            }
+        }
+        Ok(split)
+    }
+}
+
+/// Dual prices of a split by Bellman-Ford on the residual graph of the
+/// `k` mirrors plus a sink (arcs: moving a player of a row `u → v` at
+/// `d(i,v) − d(i,u)`, `u → t` below capacity, `t → u` with players):
+/// `p_j = max(0, π_t − π_j)`, `INFINITY` for a closed mirror. `Err(gain)`
+/// when a negative cycle shows the split is not optimal. `O(nk + k³)`.
+pub fn split_prices(
+    inst: &CmaInstance,
+    cap: &[usize],
+    split: &Split,
+) -> std::result::Result<Vec<f64>, f64> {
+    let k = inst.mirrors();
+    let mut arcs = vec![f64::INFINITY; k * k];
+    let mut load = vec![0usize; k];
+    for (i, pairs) in split.iter().enumerate() {
+        let row = inst.row(i);
+        for &[u, c] in pairs {
+            load[u] += c;
+            for v in (0..k).filter(|&v| v != u && cap[v] > 0) {
+                arcs[u * k + v] = arcs[u * k + v].min(row[v] - row[u]);
+            }
+        }
+    }
+    let active: Vec<usize> = (0..k).filter(|&j| cap[j] > 0).collect();
+    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
+    for &u in &active {
+        for &v in &active {
+            if load[u] > 0 && arcs[u * k + v].is_finite() {
+                edges.push((u, v, arcs[u * k + v]));
+            }
+        }
+        if load[u] < cap[u] {
+            edges.push((u, k, 0.0));
+        }
+        if load[u] > 0 {
+            edges.push((k, u, 0.0));
+        }
+    }
+    let dist = bellman_ford(&edges, k + 1, active.len() + 1, inst.tolerance())?;
+    Ok((0..k)
+        .map(|j| {
+            if cap[j] > 0 {
+                (dist[k] - dist[j]).max(0.0)
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect())
+}
+
+/// Shortest distances from a virtual root (every node at 0); `Err(gain)`
+/// when a pass after `passes` still improves by more than `tol`.
+fn bellman_ford(
+    edges: &[(usize, usize, f64)],
+    nodes: usize,
+    passes: usize,
+    tol: f64,
+) -> std::result::Result<Vec<f64>, f64> {
+    let mut dist = vec![0.0; nodes];
+    for pass in 0..=passes {
+        let mut worst = 0.0f64;
+        for &(u, v, c) in edges {
+            let d = dist[u] + c;
+            if d < dist[v] - tol {
+                worst = worst.max(dist[v] - d);
+                dist[v] = d;
+            }
+        }
+        if worst == 0.0 {
+            return Ok(dist);
+        }
+        if pass == passes {
+            return Err(worst);
+        }
+    }
+    Ok(dist)
+}
+
+/// The LP dual bound of prices `p` with player counts:
+/// `Σ_i w_i min_j (d(i,j) + p_j) − Σ_j cap_j p_j`. `O(nk)`.
+pub fn weighted_dual_bound(inst: &CmaInstance, cap: &[usize], prices: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..inst.clients() {
+        let w = inst.weight(i);
+        if w == 0 {
+            continue;
+        }
+        let best = inst
+            .row(i)
+            .iter()
+            .zip(prices)
+            .map(|(d, p)| d + p)
+            .fold(f64::INFINITY, f64::min);
+        sum += w as f64 * best;
+    }
+    let paid: f64 = prices
+        .iter()
+        .zip(cap)
+        .filter(|(p, _)| p.is_finite())
+        .map(|(p, &c)| p * c as f64)
+        .sum();
+    sum - paid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn weighted(rows: &[Vec<f64>], cap: Vec<usize>, w: Vec<usize>) -> CmaInstance {
+        CmaInstance::new_weighted("t", cap, rows.concat(), w).unwrap()
+    }
+
+    #[test]
+    fn a_region_is_split_when_its_mirror_is_full() {
+        // 5 players near mirror 0 (capacity 3), 2 near mirror 1.
+        let inst = weighted(&[vec![1.0, 10.0], vec![8.0, 2.0]], vec![3, 5], vec![5, 2]);
+        let (split, prices) = solve_transport(&inst, &inst.capacity).unwrap().unwrap();
+        assert_eq!(split, vec![vec![[0, 3], [1, 2]], vec![[1, 2]]]);
+        let total = 3.0 * 1.0 + 2.0 * 10.0 + 2.0 * 2.0;
+        let bound = weighted_dual_bound(&inst, &inst.capacity, &prices);
+        assert!((bound - total).abs() < 1e-9, "{bound} vs {total}");
+    }
+
+    #[test]
+    fn too_many_players_is_none_and_closed_mirrors_stay_empty() {
+        let inst = weighted(&[vec![1.0, 10.0, 0.0]], vec![3, 5, 9], vec![6]);
+        assert!(solve_transport(&inst, &[3, 0, 0]).unwrap().is_none());
+        let (split, p) = solve_transport(&inst, &[3, 5, 0]).unwrap().unwrap();
+        assert_eq!(split, vec![vec![[0, 3], [1, 3]]]);
+        assert!(p[2].is_infinite());
+    }
+}

@@ -1,0 +1,240 @@
+//! CMA rows that count players (`players`): weighted = expanded in every
+//! static engine, weighted exact-flow (network simplex) = the LP, the split
+//! solution format, and invalid input.
+
+mod common_cli;
+
+use common_cli::{serverpick, text};
+use proptest::prelude::*;
+use serverpick::core::{SolveOptions, SolveRecord, Status};
+use serverpick::problems::cma::engines::run_cma;
+use serverpick::problems::cma::file::parse_cma;
+use serverpick::problems::cma::model::CmaInstance;
+use serverpick::problems::cma::weighted::expand;
+use std::path::Path;
+
+/// Delays with ties (small integers), counts 0..=4, capacities that may or
+/// may not hold every player.
+fn weighted_strategy(
+    max_n: usize,
+    max_k: usize,
+    max_w: usize,
+) -> impl Strategy<Value = CmaInstance> {
+    (1..=max_n, 1..=max_k).prop_flat_map(move |(n, k)| {
+        (
+            prop::collection::vec(0usize..=max_w * n / k + 2, k),
+            prop::collection::vec((0u32..6).prop_map(f64::from), n * k),
+            prop::collection::vec(0usize..=max_w, n),
+        )
+            .prop_map(|(cap, delay, w)| CmaInstance::new_weighted("w", cap, delay, w).unwrap())
+    })
+}
+
+fn close(a: &SolveRecord, b: &SolveRecord) -> bool {
+    match (a.objective, b.objective) {
+        (Some(x), Some(y)) => (x - y).abs() <= 1e-7 * x.abs().max(1.0),
+        _ => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn weighted_equals_expanded_in_every_engine(inst in weighted_strategy(6, 4, 4)) {
+        let opts = SolveOptions::default();
+        let (unit, _) = expand(&inst).unwrap();
+        prop_assume!(unit.clients() > 0);
+        let base = run_cma("exact", &unit, &opts);
+        for engine in ["exact-flow", "exact", "j-sa"] {
+            let w = run_cma(engine, &inst, &opts);
+            prop_assert_eq!(w.status, base.status, "{} {:?}", engine, w.message);
+            if base.status == Status::Optimal {
+                prop_assert!(close(&w, &base), "{engine}: {:?} vs {:?}", w.objective, base.objective);
+                prop_assert!(w.bound.unwrap() <= w.objective.unwrap() + 1e-7);
+            }
+        }
+        // J-greedy: the same players joining one by one, so the same total.
+        let g = run_cma("j-greedy", &inst, &opts);
+        let gu = run_cma("j-greedy", &unit, &opts);
+        prop_assert_eq!(g.status, gu.status);
+        if gu.status == Status::Feasible {
+            prop_assert!(close(&g, &gu), "{:?} vs {:?}", g.objective, gu.objective);
+            prop_assert!(g.objective.unwrap() >= base.objective.unwrap() - 1e-7);
+        }
+    }
+
+    #[test]
+    fn weighted_exact_flow_equals_the_lp_on_larger_instances(inst in weighted_strategy(40, 6, 60)) {
+        let opts = SolveOptions::default();
+        let flow = run_cma("exact-flow", &inst, &opts);
+        let lp = run_cma("exact", &inst, &opts);
+        prop_assert_eq!(flow.status, lp.status, "{:?} / {:?}", flow.message, lp.message);
+        if flow.status == Status::Optimal {
+            prop_assert!(close(&flow, &lp), "{:?} vs {:?}", flow.objective, lp.objective);
+            prop_assert!(flow.gap.unwrap() < 1e-6, "{:?}", flow.bound);
+        }
+    }
+}
+
+#[test]
+fn all_counts_one_gives_the_unit_answer_and_format() {
+    let rows = [vec![1.0, 5.0], vec![2.0, 3.0], vec![4.0, 1.0]];
+    let unit = CmaInstance::from_rows("u", vec![1, 2], &rows).unwrap();
+    let ones = unit.clone().with_players(vec![1, 1, 1]).unwrap();
+    assert!(!ones.is_weighted());
+    let opts = SolveOptions::default();
+    let (a, b) = (
+        run_cma("exact-flow", &unit, &opts),
+        run_cma("exact-flow", &ones, &opts),
+    );
+    assert_eq!(a.objective, b.objective);
+}
+
+const WEIGHTED: &str = r#"{"problem":"cma","version":1,"mirrors":2,"capacity":[3,5],
+ "delay":[[1,10],[8,2]],"players":[5,2]}"#;
+
+fn parse(text: &str) -> Result<CmaInstance, String> {
+    parse_cma(text, "w.json", Path::new(".")).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_region_splits_and_the_solution_says_how() {
+    let inst = parse(WEIGHTED).unwrap();
+    assert_eq!(inst.total_players(), 7);
+    let r = run_cma("exact-flow", &inst, &SolveOptions::default());
+    assert_eq!(r.status, Status::Optimal);
+    assert_eq!(r.objective, Some(3.0 + 20.0 + 4.0));
+    let sol = r.solution.clone().unwrap();
+    assert_eq!(
+        sol["split"],
+        serde_json::json!([[[0, 3], [1, 2]], [[1, 2]]])
+    );
+    assert_eq!(r.metrics["clients"], serde_json::json!(7));
+    assert_eq!(r.metrics["loads"], serde_json::json!([3, 4]));
+}
+
+#[test]
+fn players_errors_name_the_field_and_index() {
+    for (players, field, what) in [
+        ("[5]", "players", "expected 2"),
+        ("[5, -1]", "players[1]", "not a player count"),
+        ("[5, 1.5]", "players[1]", "not a player count"),
+        ("[5, \"x\"]", "players[1]", "not a player count"),
+        ("[5, 2e15]", "players[1]", "not a player count"),
+        ("7", "players", "expected"),
+    ] {
+        let text = WEIGHTED.replace("[5,2]", players);
+        let err = parse(&text).unwrap_err();
+        assert!(
+            err.contains(field) && err.contains(what),
+            "{players}: {err}"
+        );
+    }
+    let dynamic = WEIGHTED.replace("\"players\"", "\"events\":[{\"join\":0}],\"players\"");
+    let err = parse(&dynamic).unwrap_err();
+    assert!(err.contains("players") && err.contains("dynamic"), "{err}");
+}
+
+#[test]
+fn eval_checks_split_counts_and_capacities() {
+    let dir = tempfile::tempdir().unwrap();
+    let inst = dir.path().join("w.json");
+    std::fs::write(&inst, WEIGHTED).unwrap();
+    let run = |sol: &str| {
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, sol).unwrap();
+        let o = serverpick(&["eval", inst.to_str().unwrap(), path.to_str().unwrap()]);
+        (o.status.code(), text(&o.stdout) + &text(&o.stderr))
+    };
+    let (code, out) = run(r#"{"split": [[[0, 3], [1, 2]], [[1, 2]]]}"#);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("27"), "{out}");
+    let (code, out) = run(r#"{"split": [[[0, 3], [1, 1]], [[1, 2]]]}"#);
+    assert_ne!(code, Some(0), "{out}");
+    assert!(
+        out.contains("split[0] places 4 players, the row has 5"),
+        "{out}"
+    );
+    let (code, out) = run(r#"{"assign": [0, 1]}"#);
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("capacity 3"), "{out}");
+    let (code, out) = run(r#"{"split": [[[0, "x"]], []]}"#);
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("split[0][0]"), "{out}");
+}
+
+#[test]
+fn gen_players_writes_counts_that_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.json");
+    let o = serverpick(&[
+        "gen",
+        "cma",
+        "--scenario",
+        "static",
+        "--mirrors",
+        "4",
+        "--clients",
+        "30",
+        "--players",
+        "1..20",
+        "--slack",
+        "0.1",
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let inst = serverpick::problems::cma::file::read_cma(&out).unwrap();
+    assert!(inst.players().is_some() && inst.total_players() >= 30);
+    assert!(inst.total_capacity() >= inst.total_players());
+    let o = serverpick(&[
+        "solve",
+        out.to_str().unwrap(),
+        "--engine",
+        "exact-flow,j-greedy",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("optimal"), "{}", text(&o.stdout));
+    let bad = serverpick(&[
+        "gen",
+        "cma",
+        "--scenario",
+        "join",
+        "--players",
+        "1..3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("--players"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn plan_refuses_counts_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let inst = dir.path().join("w.json");
+    std::fs::write(&inst, WEIGHTED).unwrap();
+    let out = dir.path().join("plan");
+    let o = serverpick(&[
+        "plan",
+        "cma",
+        inst.to_str().unwrap(),
+        "--mirrors",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("player counts"),
+        "{}",
+        text(&o.stderr)
+    );
+}
