@@ -374,3 +374,73 @@ fn gen_spd_from_pings_writes_one_instance_per_model_and_factor() {
     ]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn populations_become_row_player_counts_or_repeated_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = write(dir.path(), "p.csv", CHAIN);
+    let s = write(
+        dir.path(),
+        "s.csv",
+        "id,population,mirror\na,3,yes\nb,0,no\nc,2,yes\nd,1,no\n",
+    );
+    let base = [
+        "gen",
+        "cma",
+        "--from-pings",
+        &p.display().to_string(),
+        "--sites-csv",
+        &s.display().to_string(),
+        "--population-column",
+        "population",
+        "--candidates-column",
+        "mirror",
+    ]
+    .map(String::from)
+    .to_vec();
+    let run = |extra: &[&str]| {
+        let mut args = base.clone();
+        args.extend(extra.iter().map(|x| x.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = serverpick(&refs);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    let weighted = dir.path().join("w.json");
+    run(&["-o", &weighted.display().to_string()]);
+    let inst = read_cma(&weighted).expect("weighted instance");
+    assert_eq!(
+        inst.client_names,
+        Some(vec!["a".into(), "c".into(), "d".into()])
+    );
+    assert_eq!(inst.players(), Some(&[3, 2, 1][..]));
+    assert_eq!(inst.capacity, [6, 6]);
+    let expanded = dir.path().join("x.json");
+    run(&[
+        "--one-row-per-player",
+        "-o",
+        &expanded.display().to_string(),
+    ]);
+    let x = read_cma(&expanded).expect("expanded instance");
+    assert_eq!(x.clients(), 6);
+    assert_eq!(x.players(), None);
+    assert_eq!(x.row(4), inst.row(1)); // the second row of c
+                                       // plan cma takes the expanded instance: K = 1 opens c (a: 3 × 17,
+                                       // d: 1 × 7 → 58 over 6 players) rather than a (2 × 17 + 30 = 64).
+    let out = dir.path().join("plan");
+    let o = serverpick(&[
+        "plan",
+        "cma",
+        &expanded.display().to_string(),
+        "--mirrors",
+        "1",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("plan.json")).expect("plan.json"))
+            .expect("json");
+    let point = &plan["points"][0];
+    assert_eq!(point["open"], serde_json::json!(["c"]));
+    assert_eq!(point["total_delay"], serde_json::json!(58.0));
+}
