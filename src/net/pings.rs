@@ -312,10 +312,11 @@ fn site_cell<'r>(
 }
 
 /// Directed measurements: value per `(a, b)` (NaN = none) and the line
-/// that gave it (0 = none), row-major `n × n`.
+/// that gave it (0 = none), row-major `n × n` (12 bytes a cell: 300 MB at
+/// [`PINGS_MAX_SITES`]).
 struct Directed {
     value: Vec<f64>,
-    line: Vec<u64>,
+    line: Vec<u32>,
 }
 
 /// Reads every line's directed measurement into an `n × n` table.
@@ -358,7 +359,7 @@ fn read_directed(
                 ),
             ));
         }
-        d.line[k] = line.max(1);
+        d.line[k] = u32::try_from(line.max(1)).unwrap_or(u32::MAX);
         if raw.is_empty() {
             report.empty_cells += 1;
             continue;

@@ -126,76 +126,89 @@ pub fn read_sites(path: &Path, opts: &SiteOptions) -> Result<Sites> {
     let text = crate::io::read_text(path)?;
     let mut reader = csv_reader(&text);
     let header = read_header(&mut reader, &file, "id,name,…")?;
-    let id_col = require_column(&header, "id", &file, "")?;
-    let name_col = header.iter().position(|h| h.eq_ignore_ascii_case("name"));
-    let pop_col = match &opts.population_column {
-        Some(c) => Some(require_column(&header, c, &file, " (--population-column)")?),
-        None => None,
+    let optional = |name: &Option<String>, flag: &str| match name {
+        Some(c) => require_column(&header, c, &file, flag).map(Some),
+        None => Ok(None),
     };
-    let cand_col = match &opts.candidates_column {
-        Some(c) => Some(require_column(&header, c, &file, " (--candidates-column)")?),
-        None => None,
+    let cols = SiteColumns {
+        id: require_column(&header, "id", &file, "")?,
+        name: header.iter().position(|h| h.eq_ignore_ascii_case("name")),
+        population: optional(&opts.population_column, " (--population-column)")?,
+        candidate: optional(&opts.candidates_column, " (--candidates-column)")?,
     };
     let mut sites = Sites {
         file: file.clone(),
         ids: Vec::new(),
-        names: name_col.map(|_| Vec::new()),
-        population: pop_col.map(|_| Vec::new()),
-        candidate: cand_col.map(|_| Vec::new()),
+        names: cols.name.map(|_| Vec::new()),
+        population: cols.population.map(|_| Vec::new()),
+        candidate: cols.candidate.map(|_| Vec::new()),
     };
     let mut seen: HashMap<String, u64> = HashMap::new();
     for rec in reader.records() {
         let rec = rec.map_err(|e| csv_error(&file, &e))?;
-        let line = record_line(&rec);
-        let id = cell(&rec, id_col, "id", &file)?;
-        if id.is_empty() {
-            return Err(Error::input(
-                &file,
-                cell_at(line, id_col, "id"),
-                "empty site id",
-            ));
-        }
-        if let Some(first) = seen.insert(id.to_string(), line) {
-            return Err(Error::input(
-                &file,
-                cell_at(line, id_col, "id"),
-                format!("site '{id}' is already on line {first}"),
-            ));
-        }
-        if seen.len() > PINGS_MAX_SITES {
-            return Err(Error::input(
-                &file,
-                format!("line {line}"),
-                format!("more than {PINGS_MAX_SITES} sites"),
-            ));
-        }
-        sites.ids.push(id.to_string());
-        if let (Some(c), Some(v)) = (name_col, sites.names.as_mut()) {
-            v.push(cell(&rec, c, &header[c], &file)?.to_string());
-        }
-        if let (Some(c), Some(v)) = (pop_col, sites.population.as_mut()) {
-            v.push(population(
-                cell(&rec, c, &header[c], &file)?,
-                line,
-                c,
-                &header[c],
-                &file,
-            )?);
-        }
-        if let (Some(c), Some(v)) = (cand_col, sites.candidate.as_mut()) {
-            v.push(truthy(
-                cell(&rec, c, &header[c], &file)?,
-                line,
-                c,
-                &header[c],
-                &file,
-            )?);
-        }
+        push_site(&mut sites, &rec, &cols, &header, &mut seen)?;
     }
     if sites.ids.is_empty() {
         return Err(Error::input(&file, "", "no sites (only a header)"));
     }
     Ok(sites)
+}
+
+/// The columns of a sites CSV read (0-based).
+struct SiteColumns {
+    id: usize,
+    name: Option<usize>,
+    population: Option<usize>,
+    candidate: Option<usize>,
+}
+
+/// Reads one line of a sites CSV into `sites`; `seen` maps ids to lines.
+fn push_site(
+    sites: &mut Sites,
+    rec: &csv::StringRecord,
+    cols: &SiteColumns,
+    header: &[String],
+    seen: &mut HashMap<String, u64>,
+) -> Result<()> {
+    let file = sites.file.as_str();
+    let line = record_line(rec);
+    let id = cell(rec, cols.id, "id", file)?;
+    let at = cell_at(line, cols.id, "id");
+    if id.is_empty() {
+        return Err(Error::input(file, at, "empty site id"));
+    }
+    if let Some(first) = seen.insert(id.to_string(), line) {
+        let msg = format!("site '{id}' is already on line {first}");
+        return Err(Error::input(file, at, msg));
+    }
+    if seen.len() > PINGS_MAX_SITES {
+        let msg = format!("more than {PINGS_MAX_SITES} sites");
+        return Err(Error::input(file, format!("line {line}"), msg));
+    }
+    let value = |c: usize| cell(rec, c, &header[c], file);
+    let names = cols
+        .name
+        .map(|c| value(c).map(str::to_string))
+        .transpose()?;
+    let population = cols
+        .population
+        .map(|c| population(value(c)?, line, c, &header[c], file))
+        .transpose()?;
+    let candidate = cols
+        .candidate
+        .map(|c| truthy(value(c)?, line, c, &header[c], file))
+        .transpose()?;
+    sites.ids.push(id.to_string());
+    if let (Some(v), Some(x)) = (sites.names.as_mut(), names) {
+        v.push(x);
+    }
+    if let (Some(v), Some(x)) = (sites.population.as_mut(), population) {
+        v.push(x);
+    }
+    if let (Some(v), Some(x)) = (sites.candidate.as_mut(), candidate) {
+        v.push(x);
+    }
+    Ok(())
 }
 
 /// A population cell: a non-negative integer.
