@@ -444,3 +444,62 @@ fn populations_become_row_player_counts_or_repeated_rows() {
     assert_eq!(point["open"], serde_json::json!(["c"]));
     assert_eq!(point["total_delay"], serde_json::json!(58.0));
 }
+
+#[test]
+fn site_limits_and_bad_site_cells_are_refused_with_their_line() {
+    use serverpick::net::sites_csv::PINGS_MAX_SITES;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A chain over one site more than allowed: refused at the line that
+    // names it, before the n × n table is allocated.
+    let mut body = String::from("source,destination,avg\n");
+    for i in 0..PINGS_MAX_SITES {
+        body.push_str(&format!("s{i},s{},1\n", i + 1));
+    }
+    let e = read(dir.path(), &body, &PingOptions::default())
+        .expect_err("too many sites")
+        .to_string();
+    let last = PINGS_MAX_SITES + 1;
+    assert!(
+        e.contains(&format!("line {last} column 2 (destination)")),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("{PINGS_MAX_SITES} sites allowed")),
+        "{e}"
+    );
+    // A bad population on the CLI names the sites file, line and column.
+    let p = write(dir.path(), "p.csv", CHAIN);
+    let s = write(dir.path(), "s.csv", "id,pop\na,1\nb,2.5\nc,1\nd,1\n");
+    let o = serverpick(&[
+        "gen",
+        "cma",
+        "--from-pings",
+        &p.display().to_string(),
+        "--sites-csv",
+        &s.display().to_string(),
+        "--population-column",
+        "pop",
+        "-o",
+        &dir.path().join("x.json").display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("s.csv: line 3 column 2 (pop): '2.5'"), "{err}");
+    // A population column without a sites file is a usage error.
+    let o = serverpick(&[
+        "gen",
+        "cma",
+        "--from-pings",
+        &p.display().to_string(),
+        "--population-column",
+        "pop",
+        "-o",
+        "x.json",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("--sites-csv"),
+        "{}",
+        text(&o.stderr)
+    );
+}
