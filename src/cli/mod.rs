@@ -8,6 +8,7 @@ pub mod eval;
 pub mod hook;
 pub mod model;
 pub mod out;
+pub mod pings;
 pub mod solve;
 
 use crate::error::{Error, Result};

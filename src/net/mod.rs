@@ -5,3 +5,6 @@ pub mod brite;
 pub mod matrix;
 pub mod network;
 pub mod npy;
+pub mod ping_import;
+pub mod pings;
+pub mod sites_csv;

@@ -12,6 +12,7 @@ use crate::problems::cma::events::{summary_md, write_simulation};
 use crate::problems::cma::file::{write_cma_with, SideFile};
 use crate::problems::cma::gen::{generate_cma, paper_set_config, EdgeConn, GenCmaConfig, Scenario};
 use crate::problems::cma::model::CmaInstance;
+use crate::problems::cma::pings::cma_from_pings;
 use crate::problems::cma::repro::{self, CmaGrid};
 use crate::problems::cma::sim::{simulate, SimOptions, POLICY_NAMES};
 use crate::problems::cma::sites::{generate_sites, SitesConfig};
@@ -80,37 +81,39 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<()> {
 pub struct GenCmaArgs {
     /// join, leave, dynamic, static, or sites (every site a player and a
     /// candidate mirror: `--sites N`, see `--open-cost`).
-    #[arg(long, default_value = "join")]
+    #[arg(long, default_value = "join", conflicts_with = "from_pings")]
     pub scenario: String,
     /// The sites scenario: number of sites (players = candidate mirrors, 1
     /// to 10,000).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_pings")]
     pub sites: Option<usize>,
     /// The sites scenario: integer opening costs uniform in 0..=MAX (default:
     /// none).
     #[arg(long)]
     pub open_cost: Option<u32>,
     /// Number of mirrors (1 to 10,000).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, conflicts_with = "from_pings")]
     pub mirrors: usize,
     /// Number of client rows (default 1000; 1300 for dynamic; 1 to 2,000,000,
     /// and at most 100,000,000 clients × mirrors).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_pings")]
     pub clients: Option<usize>,
-    /// Capacities, comma separated (default: the scenario's).
+    /// Capacities, comma separated (default: the scenario's; with
+    /// --from-pings one value for every candidate or one per candidate,
+    /// default: every player).
     #[arg(long, value_delimiter = ',')]
     pub capacity: Option<Vec<usize>>,
     /// Static instances: total capacity = ceil(clients · (1 + slack)); 0 to 1000.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, conflicts_with = "from_pings")]
     pub slack: f64,
     /// Static and sites scenarios: every row is a region of LO..HI players
     /// (uniform, seeded; written as `players`). Capacities are scaled by
     /// players per row unless `--capacity` gives them.
-    #[arg(long, value_name = "LO..HI")]
+    #[arg(long, value_name = "LO..HI", conflicts_with = "from_pings")]
     pub players: Option<String>,
     /// Draw mirrors and clients from this measured square matrix (ms,
     /// whitespace separated), e.g. the PlanetLab data.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_pings")]
     pub from_matrix: Option<PathBuf>,
     /// Seed.
     #[arg(long, default_value_t = 1)]
@@ -129,8 +132,16 @@ pub struct GenCmaArgs {
     pub npy: bool,
     /// Write the paper's nine scenario files (join/leave/dynamic × 5/10/20
     /// mirrors) into the folder `--out`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_pings")]
     pub paper_set: bool,
+    /// A static instance from a ping list (--from-pings and its flags).
+    #[command(flatten)]
+    pub pings: crate::cli::pings::PingArgs,
+    /// With --from-pings --population-column: repeat each region's row once
+    /// per player instead of writing `players` (for commands that do not
+    /// take player counts yet, such as `plan cma`).
+    #[arg(long, requires = "population_column")]
+    pub one_row_per_player: bool,
     /// Output file (folder with --paper-set).
     #[arg(long, short)]
     pub out: PathBuf,
@@ -174,6 +185,9 @@ pub fn run_gen_cma(args: &GenCmaArgs) -> Result<()> {
     }
     if args.scenario == "sites" {
         return run_gen_sites(args);
+    }
+    if let Some(imp) = args.pings.import()? {
+        return run_gen_pings(args, &imp);
     }
     if args.sites.is_some() || args.open_cost.is_some() {
         return Err(Error::Usage(
@@ -242,6 +256,46 @@ fn run_gen_sites(args: &GenCmaArgs) -> Result<()> {
     Ok(())
 }
 
+/// `gen cma --from-pings`: a static instance from a ping list.
+fn run_gen_pings(args: &GenCmaArgs, imp: &crate::net::ping_import::PingImport) -> Result<()> {
+    let stem = args
+        .out
+        .file_stem()
+        .map_or_else(|| "pings".into(), |s| s.to_string_lossy().into_owned());
+    let mut inst = cma_from_pings(imp, args.capacity.as_deref(), &stem)?;
+    if args.one_row_per_player {
+        inst = one_row_per_player(&inst)?;
+    }
+    write_cma_with(&args.out, &inst, side(args))?;
+    eprintln!(
+        "wrote {} ({} client rows{}, {} candidate mirrors, capacities {})",
+        args.out.display(),
+        inst.clients(),
+        players_note(&inst),
+        inst.mirrors(),
+        match inst.capacity.iter().min() {
+            Some(lo) if inst.capacity.iter().all(|c| c == lo) => format!("{lo} each"),
+            _ => "as given".into(),
+        }
+    );
+    Ok(())
+}
+
+/// `--one-row-per-player`: the weighted rows repeated once per player,
+/// each named by its region.
+fn one_row_per_player(inst: &CmaInstance) -> Result<CmaInstance> {
+    let (mut out, origin) = crate::problems::cma::weighted::expand(inst)?;
+    out.client_names = inst
+        .client_names
+        .as_ref()
+        .map(|names| origin.iter().map(|&i| names[i].clone()).collect());
+    out.source = inst
+        .source
+        .as_ref()
+        .map(|s| format!("{s}; --one-row-per-player: each region's row repeated once per player"));
+    Ok(out)
+}
+
 /// Applies `--players LO..HI` (seeded by `--seed`).
 fn with_players_arg(inst: CmaInstance, args: &GenCmaArgs) -> Result<CmaInstance> {
     match &args.players {
@@ -285,7 +339,7 @@ pub fn hooks() -> Vec<CliHook> {
             place: HookPlace::Gen,
             command: GenCmaArgs::augment_args(clap::Command::new("cma").about(
                 "CMA instances: seed 002 §4's BRITE topology and join, leave and dynamic \
-                 scenarios, static instances of any size, or --from-matrix",
+                 scenarios, static instances of any size, --from-matrix or --from-pings",
             )),
             run: |m| run_gen_cma(&GenCmaArgs::from_arg_matches(m).map_err(usage)?).map(|_| 0),
         },

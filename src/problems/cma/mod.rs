@@ -29,6 +29,7 @@ pub mod join;
 pub mod leave;
 pub mod model;
 pub mod moves;
+pub mod pings;
 pub mod plan;
 pub mod playnow;
 pub mod repro;

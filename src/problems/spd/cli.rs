@@ -49,10 +49,10 @@ pub fn hooks() -> Vec<CliHook> {
 #[derive(Debug, clap::Args)]
 pub struct GenSpdArgs {
     /// Server counts, comma-separated (paper: 20,25,30; 1 to 1,000).
-    #[arg(long, default_value = "25")]
+    #[arg(long, default_value = "25", conflicts_with = "from_pings")]
     pub servers: Vec<String>,
     /// Client counts, comma-separated (paper: 30,50,80,100,120; 1 to 100,000).
-    #[arg(long, default_value = "120")]
+    #[arg(long, default_value = "120", conflicts_with = "from_pings")]
     pub clients: Vec<String>,
     /// Models, comma-separated: cs, p2p.
     #[arg(long, default_value = "cs")]
@@ -61,15 +61,19 @@ pub struct GenSpdArgs {
     #[arg(long, default_value = "1.3")]
     pub factor: Vec<String>,
     /// Instances per (servers, clients, model, factor) cell.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, conflicts_with = "from_pings")]
     pub count: u64,
     /// First seed; the i-th instance of a cell uses seed + i.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Pick server and client nodes from this measured RTT matrix
     /// (e.g. data/latency/planetlab490-sample/PlanetLabData_1_100).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_pings")]
     pub from_matrix: Option<PathBuf>,
+    /// Servers = candidate sites, clients = sites (with players) of a ping
+    /// list (--from-pings and its flags).
+    #[command(flatten)]
+    pub pings: crate::cli::pings::PingArgs,
     /// Multiply matrix values by this (e.g. 1000 for a matrix in seconds).
     #[arg(long, default_value_t = 1.0)]
     pub unit_scale: f64,
@@ -108,6 +112,9 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
     let clients: Vec<usize> = parse_list(&args.clients, "clients")?;
     let factors: Vec<f64> = parse_list(&args.factor, "factor")?;
     let models = parse_models(&args.model)?;
+    if let Some(imp) = args.pings.import()? {
+        return run_gen_pings(args, &imp, &models, &factors);
+    }
     check_gen_grid(&servers, &clients, &factors)?;
     let matrix = match &args.from_matrix {
         Some(p) => Some(crate::net::matrix::read_measured_matrix(p)?),
@@ -130,6 +137,57 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
                     }
                 }
             }
+        }
+    }
+    eprintln!(
+        "wrote {} instance file(s) to {}",
+        written.len(),
+        args.out.display()
+    );
+    Ok(written)
+}
+
+/// `gen spd --from-pings`: one instance per (model, factor).
+fn run_gen_pings(
+    args: &GenSpdArgs,
+    imp: &crate::net::ping_import::PingImport,
+    models: &[CommModel],
+    factors: &[f64],
+) -> Result<Vec<PathBuf>> {
+    use crate::problems::spd::pings::{spd_from_pings, PingSpdParams};
+    if imp.players.is_some() {
+        eprintln!(
+            "gen spd: one client per site with players (population > 0); SPD has no weights, \
+             so the counts themselves are not used"
+        );
+    }
+    let label = args
+        .pings
+        .from_pings
+        .as_ref()
+        .and_then(|p| p.file_stem())
+        .map_or_else(|| "pings".into(), |s| s.to_string_lossy().to_lowercase());
+    crate::io::create_out_dir(&args.out)?;
+    let mut written = Vec::new();
+    for &model in models {
+        for &f in factors {
+            let p = PingSpdParams {
+                model,
+                bound_factor: f,
+                link_scale: 0.7,
+                unit_scale: args.unit_scale,
+            };
+            let inst = spd_from_pings(imp, &p, &label)?;
+            let mut file = to_file(&inst);
+            file.source = Some(args.source.clone().unwrap_or_else(|| {
+                format!(
+                    "serverpick gen spd {} --unit-scale {}: {}",
+                    imp.flags, args.unit_scale, imp.summary
+                )
+            }));
+            let path = args.out.join(format!("{}.json", inst.name));
+            write_spd_file(&path, &file)?;
+            written.push(path);
         }
     }
     eprintln!(

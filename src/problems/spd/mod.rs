@@ -25,6 +25,7 @@ pub mod host_ls;
 pub mod host_search;
 pub mod k_best;
 pub mod model;
+pub mod pings;
 pub mod plan;
 pub mod repro;
 pub mod spdcs_h;
