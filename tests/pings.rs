@@ -414,23 +414,13 @@ fn populations_become_row_player_counts_or_repeated_rows() {
     );
     assert_eq!(inst.players(), Some(&[3, 2, 1][..]));
     assert_eq!(inst.capacity, [6, 6]);
-    let expanded = dir.path().join("x.json");
-    run(&[
-        "--one-row-per-player",
-        "-o",
-        &expanded.display().to_string(),
-    ]);
-    let x = read_cma(&expanded).expect("expanded instance");
-    assert_eq!(x.clients(), 6);
-    assert_eq!(x.players(), None);
-    assert_eq!(x.row(4), inst.row(1)); // the second row of c
-                                       // plan cma takes the expanded instance: K = 1 opens c (a: 3 × 17,
-                                       // d: 1 × 7 → 58 over 6 players) rather than a (2 × 17 + 30 = 64).
+    // plan cma takes the counts: K = 1 opens c (a: 3 × 17, d: 1 × 7 → 58
+    // over 6 players) rather than a (2 × 17 + 30 = 64).
     let out = dir.path().join("plan");
     let o = serverpick(&[
         "plan",
         "cma",
-        &expanded.display().to_string(),
+        &weighted.display().to_string(),
         "--mirrors",
         "1",
         "--out",

@@ -137,11 +137,6 @@ pub struct GenCmaArgs {
     /// A static instance from a ping list (--from-pings and its flags).
     #[command(flatten)]
     pub pings: crate::cli::pings::PingArgs,
-    /// With --from-pings --population-column: repeat each region's row once
-    /// per player instead of writing `players` (for commands that do not
-    /// take player counts yet, such as `plan cma`).
-    #[arg(long, requires = "population_column")]
-    pub one_row_per_player: bool,
     /// Output file (folder with --paper-set).
     #[arg(long, short)]
     pub out: PathBuf,
@@ -262,10 +257,7 @@ fn run_gen_pings(args: &GenCmaArgs, imp: &crate::net::ping_import::PingImport) -
         .out
         .file_stem()
         .map_or_else(|| "pings".into(), |s| s.to_string_lossy().into_owned());
-    let mut inst = cma_from_pings(imp, args.capacity.as_deref(), &stem)?;
-    if args.one_row_per_player {
-        inst = one_row_per_player(&inst)?;
-    }
+    let inst = cma_from_pings(imp, args.capacity.as_deref(), &stem)?;
     write_cma_with(&args.out, &inst, side(args))?;
     eprintln!(
         "wrote {} ({} client rows{}, {} candidate mirrors, capacities {})",
@@ -279,21 +271,6 @@ fn run_gen_pings(args: &GenCmaArgs, imp: &crate::net::ping_import::PingImport) -
         }
     );
     Ok(())
-}
-
-/// `--one-row-per-player`: the weighted rows repeated once per player,
-/// each named by its region.
-fn one_row_per_player(inst: &CmaInstance) -> Result<CmaInstance> {
-    let (mut out, origin) = crate::problems::cma::weighted::expand(inst)?;
-    out.client_names = inst
-        .client_names
-        .as_ref()
-        .map(|names| origin.iter().map(|&i| names[i].clone()).collect());
-    out.source = inst
-        .source
-        .as_ref()
-        .map(|s| format!("{s}; --one-row-per-player: each region's row repeated once per player"));
-    Ok(out)
 }
 
 /// Applies `--players LO..HI` (seeded by `--seed`).
