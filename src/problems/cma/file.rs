@@ -28,7 +28,7 @@ use crate::core::Source;
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::json_strict::{parse_typed, parse_value};
-use crate::net::matrix::{read_matrix_shaped, write_csv, MatrixSource};
+use crate::net::matrix::{read_matrix_flat, write_csv, MatrixSource};
 use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -165,8 +165,8 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
         file,
         base_dir: base,
     };
-    let matrix = read_matrix_shaped(delay, "delay", &src, None, k)?;
-    let n = matrix.len();
+    let matrix = read_matrix_flat(delay, "delay", &src, None, k)?;
+    let n = matrix.rows();
     if n == 0 {
         return Err(Error::input(
             file,
@@ -175,8 +175,8 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
         ));
     }
     // The declared mirror count is checked against the data before the
-    // n × k matrix is allocated.
-    if let Some((i, row)) = matrix.iter().enumerate().find(|(_, r)| r.len() != k) {
+    // n × k matrix is used.
+    if let Some((i, row)) = matrix.iter_rows().enumerate().find(|(_, r)| r.len() != k) {
         return Err(Error::input(
             file,
             format!("delay[{i}]"),
@@ -190,22 +190,16 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
             format!("{k} mirrors are more than the limit of {MAX_MIRRORS} (the engines keep k × k tables)"),
         ));
     }
-    let mut flat = Vec::with_capacity(n * k);
-    for (i, row) in matrix.iter().enumerate() {
-        for (j, cell) in row.iter().enumerate() {
-            match cell {
-                Some(d) => flat.push(*d),
-                None => {
-                    return Err(Error::input(
-                        file,
-                        format!("delay[{i}][{j}]"),
-                        "null: every client must have a delay to every mirror",
-                    ))
-                }
-            }
-        }
+    // Every row has k cells, so the flat buffer is the row-major n × k
+    // matrix; a missing value (NaN) is the first null in row-major order.
+    if let Some(at) = matrix.values.iter().position(|d| d.is_nan()) {
+        return Err(Error::input(
+            file,
+            format!("delay[{}][{}]", at / k, at % k),
+            "null: every client must have a delay to every mirror",
+        ));
     }
-    Ok((n, flat))
+    Ok((n, matrix.values))
 }
 
 /// Exactly one of `capacity` or `resources`; resources also give the
