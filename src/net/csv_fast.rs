@@ -136,19 +136,29 @@ pub fn parse_fast(bytes: &[u8]) -> Option<FlatMatrix> {
         .map(|c| parse_chunk(c))
         .collect::<Option<_>>()?;
     let total = parts.iter().map(|p| p.values.len()).sum();
-    let rows = parts.iter().map(|p| p.row_lens.len()).sum();
-    let mut out = FlatMatrix {
-        values: Vec::with_capacity(total),
-        row_ends: Vec::with_capacity(rows),
-    };
-    for p in parts {
-        let mut end = out.values.len();
-        out.row_ends.extend(p.row_lens.iter().map(|&l| {
+    // One buffer, filled in parallel (its pages are first touched by the
+    // threads that copy into them).
+    let mut values = vec![0.0; total];
+    let mut slots = Vec::with_capacity(parts.len());
+    let mut rest = values.as_mut_slice();
+    for p in &parts {
+        let (head, tail) = rest.split_at_mut(p.values.len());
+        slots.push(head);
+        rest = tail;
+    }
+    slots
+        .into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(slot, p)| slot.copy_from_slice(&p.values));
+    let mut row_ends = Vec::with_capacity(parts.iter().map(|p| p.row_lens.len()).sum());
+    let mut end = 0;
+    for p in &parts {
+        row_ends.extend(p.row_lens.iter().map(|&l| {
             end += l;
             end
         }));
-        out.values.extend_from_slice(&p.values);
     }
+    let out = FlatMatrix { values, row_ends };
     Some(out)
 }
 
@@ -202,38 +212,61 @@ impl Part {
     }
 }
 
-/// The rows of whole lines; `None` when the fast path gives up.
+/// The rows of whole lines; `None` when the fast path gives up. One pass:
+/// each cell is read where it starts (`fast-float2` stops at the first byte
+/// that is not part of a number), then a separator must follow.
 fn parse_chunk(chunk: &[u8]) -> Option<Part> {
     let mut part = Part {
         values: Vec::with_capacity(chunk.len() / 6),
         row_lens: Vec::new(),
     };
-    for line in chunk.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() {
-            continue; // a blank line is no record
+    let mut p = 0;
+    while p < chunk.len() {
+        match (chunk[p], chunk.get(p + 1)) {
+            (b'\n', _) => p += 1, // a blank line is no record
+            (b'\r', Some(b'\n')) => p += 2,
+            _ => {
+                let before = part.values.len();
+                p = parse_line(chunk, p, &mut part.values)?;
+                part.row_lens.push(part.values.len() - before);
+            }
         }
-        let before = part.values.len();
-        for cell in line.split(|&b| b == b',') {
-            part.values.push(fast_cell(cell)?);
-        }
-        part.row_lens.push(part.values.len() - before);
     }
     Some(part)
 }
 
-/// One cell: spaces and tabs around it trimmed, empty = `NaN` (missing),
-/// else a number `fast-float2` reads whole that passes the latency check.
-fn fast_cell(cell: &[u8]) -> Option<f64> {
-    let blank = |b: &u8| *b == b' ' || *b == b'\t';
-    let Some(start) = cell.iter().position(|b| !blank(b)) else {
-        return Some(f64::NAN);
-    };
-    let end = cell
-        .iter()
-        .rposition(|b| !blank(b))
-        .map_or(start, |e| e + 1);
-    let text = &cell[start..end];
-    let (v, used) = fast_float2::parse_partial::<f64, _>(text).ok()?;
-    (used == text.len() && is_latency(v)).then_some(v)
+/// The cells of the line starting at `p` appended to `out`; the position
+/// after its line end.
+fn parse_line(chunk: &[u8], mut p: usize, out: &mut Vec<f64>) -> Option<usize> {
+    loop {
+        p = skip_blanks(chunk, p);
+        let v = match chunk.get(p) {
+            None | Some(b',' | b'\n' | b'\r') => f64::NAN, // empty = missing
+            Some(_) => {
+                let (v, used) = fast_float2::parse_partial::<f64, _>(&chunk[p..]).ok()?;
+                if !is_latency(v) {
+                    return None;
+                }
+                p += used;
+                v
+            }
+        };
+        out.push(v);
+        p = skip_blanks(chunk, p);
+        match (chunk.get(p), chunk.get(p + 1)) {
+            (Some(b','), _) => p += 1,
+            (Some(b'\n'), _) => return Some(p + 1),
+            (Some(b'\r'), Some(b'\n')) => return Some(p + 2),
+            (None, _) => return Some(p),
+            _ => return None,
+        }
+    }
+}
+
+/// The first position at or after `p` that is not a space or a tab.
+fn skip_blanks(chunk: &[u8], mut p: usize) -> usize {
+    while matches!(chunk.get(p), Some(b' ' | b'\t')) {
+        p += 1;
+    }
+    p
 }
