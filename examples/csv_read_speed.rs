@@ -1,9 +1,10 @@
 //! Reading speed of a large CSV matrix (issue 25), for the README's
 //! Performance section: `cargo run --release --example csv_read_speed --
-//! FILE [REPEATS]` reads FILE whole (the one read `solve` does), then parses
-//! it with the fast path (`parse_csv`, rayon's threads) REPEATS times
-//! (default 3) and with the reference parser once, printing wall times and
-//! MB/s (10^6 bytes). Compare with `cat FILE > /dev/null` and `wc -l FILE`.
+//! FILE [REPEATS] [ref]` reads FILE whole (the one read `solve` does), then
+//! parses it with the fast path (`parse_csv`, rayon's threads) REPEATS times
+//! (default 3) and, with `ref`, with the reference parser once, printing
+//! wall times and MB/s (10^6 bytes). Compare with `cat FILE > /dev/null`
+//! and `wc -l FILE`.
 
 use serverpick::net::csv_fast::{parse_csv, parse_reference};
 use std::time::Instant;
@@ -31,6 +32,9 @@ fn main() {
             m.rows(),
             m.values.len()
         );
+    }
+    if args.get(3).is_none_or(|a| a != "ref") {
+        return;
     }
     let t = Instant::now();
     let m = parse_reference(&bytes, path).expect("valid CSV");
