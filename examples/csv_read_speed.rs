@@ -33,6 +33,22 @@ fn main() {
             m.values.len()
         );
     }
+    // What the former read path also paid: rows of `Option<f64>`, then
+    // copied into the engines' flat matrix.
+    let m = parse_csv(&bytes, path).expect("valid CSV");
+    let t = Instant::now();
+    let rows = m.to_matrix();
+    let flat: Vec<f64> = rows
+        .iter()
+        .flatten()
+        .map(|c| c.unwrap_or(f64::NAN))
+        .collect();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "rows:      {s:.3} s  to build {} row vectors and flatten them ({} values)",
+        rows.len(),
+        flat.len()
+    );
     if args.get(3).is_none_or(|a| a != "ref") {
         return;
     }

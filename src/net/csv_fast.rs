@@ -12,7 +12,7 @@
 //! the reference's by construction (the first bad record in file order), and
 //! the fast path's results are bit-identical to the reference's (both parse
 //! with correctly rounded Eisel–Lemire; `tests/csv_equivalence.rs`
-//! check it on mutated files).
+//! checks it on mutated files).
 //!
 //! The file is read with one `std::fs::read`-style read into memory rather
 //! than memory-mapped: the crate forbids `unsafe`, and `memmap2::Mmap::map`
