@@ -284,3 +284,40 @@ fn an_instance_takes_a_whole_solution_file_as_its_start() {
         (Some("spdvr"), Some("optimal"))
     );
 }
+
+/// `solve --json` records say where the time went (issue 25): read, solve,
+/// evaluate and, with `--out`, write; the solution file carries the first
+/// three and reads back as a record.
+#[test]
+fn solve_json_records_carry_the_timing_breakdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sol");
+    let cma = instance("cma-small.json");
+    let o = serverpick(&[
+        "solve",
+        &cma,
+        "--engine",
+        "j-greedy",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    let timing = &line["timing"];
+    for key in ["read_ms", "solve_ms", "evaluate_ms", "write_ms"] {
+        let ms = timing[key].as_f64();
+        assert!(ms.is_some_and(|ms| ms >= 0.0), "{key} in {timing}");
+    }
+    assert_eq!(timing["solve_ms"], line["time_ms"]);
+    let file = std::fs::read_dir(&out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let rec: serverpick::core::SolveRecord =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let t = rec.timing.expect("timing in the solution file");
+    assert!(t.read_ms.is_some() && t.evaluate_ms.is_some() && t.write_ms.is_none());
+}

@@ -176,3 +176,51 @@ fn npy_paths_follow_the_csv_path_policy() {
     let e = error_of(&cma_file(dir.path(), "/etc/passwd"));
     assert!(e.contains("npy path '/etc/passwd' is absolute"), "{e}");
 }
+
+/// `gen spd --npy` (issue 25): `access` and `server_latency` as `.npy` side
+/// files read back as the same instance as the inline file (same arrays
+/// where the matrix form keeps them, same optimum).
+#[test]
+fn gen_spd_npy_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = |sub: &str, npy: bool| {
+        let out = dir.path().join(sub);
+        let mut args = vec!["gen", "spd", "--servers", "6", "--clients", "15"];
+        args.extend(["--seed", "4", "--out", out.to_str().unwrap()]);
+        if npy {
+            args.push("--npy");
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_serverpick"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let json = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+            .unwrap();
+        (out, json)
+    };
+    let (_, inline) = gen("inline", false);
+    let (out, npy) = gen("npy", true);
+    let text = std::fs::read_to_string(&npy).unwrap();
+    assert!(
+        text.contains(r#""npy":"#) && !text.contains("links"),
+        "{text}"
+    );
+    let sides = std::fs::read_dir(&out).unwrap().count();
+    assert_eq!(sides, 3, "the file, access.npy and server_latency.npy");
+    let a = read_instance(&inline).unwrap();
+    let b = read_instance(&npy).unwrap();
+    let access = |i: &dyn ProblemInstance| {
+        let arrays = i.arrays();
+        format!("{:?}", arrays.iter().find(|x| x.name == "access").unwrap())
+    };
+    assert_eq!(access(b.as_ref()), access(a.as_ref()));
+    let exact = |i: &dyn ProblemInstance| {
+        let r = i.run_engine("exact", &serverpick::core::SolveOptions::default());
+        (r.status, r.objective)
+    };
+    assert_eq!(exact(b.as_ref()), exact(a.as_ref()));
+}

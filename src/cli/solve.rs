@@ -7,7 +7,7 @@ use crate::cli::{parse_time_limit, split_list};
 use crate::core::check::{cross_check, Claim};
 use crate::core::registry::{self, read_instance_as};
 use crate::core::{interrupt, Deadline};
-use crate::core::{InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord, SolveRow};
+use crate::core::{InstanceFeatures, ProblemInstance, SolveOptions, SolveRecord, SolveRow, Timing};
 use crate::error::{Error, Result};
 use crate::external::{ExternalEngines, ExternalSpec};
 use crate::io::collect_instance_files;
@@ -142,10 +142,10 @@ pub fn run_solve(args: &SolveArgs, m: &clap::ArgMatches) -> Result<i32> {
             eprintln!("[{}/{}] {}", i + 1, files.len(), file.display());
         }
         match solve_file(args, file, wanted.as_deref(), &external, &opts) {
-            Ok(Some((family, recs, features))) => {
+            Ok(Some((family, mut recs, features))) => {
                 if let Some(r) = recs.first() {
                     let key = names.key(&r.instance, file);
-                    emit(args, &recs, &key)?;
+                    emit(args, &mut recs, &key)?;
                 }
                 tally.conflicts.extend(conflicts(file, &recs));
                 rows.extend(recs.into_iter().map(|record| {
@@ -202,7 +202,10 @@ fn solve_file(
     external: &ExternalEngines,
     opts: &SolveOptions,
 ) -> Result<Option<(&'static str, Vec<SolveRecord>, InstanceFeatures)>> {
-    let inst = read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), opts)?;
+    let (inst, read_ms) = crate::core::timed(|| {
+        read_instance_as(file, args.problem.as_deref(), args.start.as_deref(), opts)
+    });
+    let inst = inst?;
     let mut theirs: Vec<&ExternalSpec> = external
         .specs
         .iter()
@@ -238,6 +241,7 @@ fn solve_file(
     let sha = crate::external::file_sha256(file).ok();
     for r in &mut recs {
         r.instance_sha256.clone_from(&sha);
+        r.timing.get_or_insert_with(Timing::default).read_ms = Some(read_ms);
     }
     Ok(Some((inst.family().name(), recs, inst.features())))
 }
@@ -278,11 +282,15 @@ fn engines_for(
     }
 }
 
-/// Writes solution files and JSON lines for one instance's runs.
-fn emit(args: &SolveArgs, recs: &[SolveRecord], key: &str) -> Result<()> {
+/// Writes solution files and JSON lines for one instance's runs (a JSON
+/// line's `timing.write_ms` is the time its solution file took).
+fn emit(args: &SolveArgs, recs: &mut [SolveRecord], key: &str) -> Result<()> {
     if let Some(out) = &args.out {
-        for r in recs {
-            write_record(&solution_path(out, key, &r.engine), r)?;
+        for r in recs.iter_mut() {
+            let (written, ms) =
+                crate::core::timed(|| write_record(&solution_path(out, key, &r.engine), r));
+            written?;
+            r.timing.get_or_insert_with(Timing::default).write_ms = Some(ms);
         }
     }
     if args.json {

@@ -42,7 +42,7 @@
 //! ```
 
 use crate::core::outcome::{fill_record, Outcome, Verdict};
-use crate::core::{timed, Deadline, FailureReason, SolveOptions, SolveRecord, Status};
+use crate::core::{timed, Deadline, FailureReason, SolveOptions, SolveRecord, Status, Timing};
 use crate::core::{ProblemInstance, StopReason};
 use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;
@@ -187,9 +187,17 @@ pub fn run<P: Problem + ?Sized>(
     let (outcome, ms) = timed(|| engine.solve(inst, &ctx));
     record.time_ms = ms;
     let mut verdict = Verdict::default();
+    let mut evaluate_ms = None;
     fill_record(&mut record, outcome, |s| {
-        verdict = inst.evaluate(s);
+        let (v, ms) = timed(|| inst.evaluate(s));
+        evaluate_ms = Some(ms);
+        verdict = v;
         verdict.clone()
+    });
+    record.timing = Some(Timing {
+        solve_ms: Some(ms),
+        evaluate_ms,
+        ..Timing::default()
     });
     if record.status == Status::TimeLimit && record.stop.is_none() {
         record.stop = Some(ctx.deadline.stop().unwrap_or(StopReason::TimeLimit));

@@ -61,6 +61,33 @@ pub struct SolveRecord {
     /// file can be matched to its instance (`bench --solutions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_sha256: Option<String>,
+    /// Where the run's time went (formats.md "Solution file": `timing`);
+    /// absent in records written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+/// The time of one run by stage, milliseconds; a stage not measured for
+/// this record is absent. `solve` fills `read_ms` (shared by the runs on one
+/// file) and `write_ms`; the engine runner fills `solve_ms` and
+/// `evaluate_ms`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// Reading the instance: its files' bytes, parsing and validation (the
+    /// checks run cell by cell while parsing, so they are not timed apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_ms: Option<f64>,
+    /// The engine (the record's `time_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solve_ms: Option<f64>,
+    /// The evaluator's pass over the solution (objective, metrics, checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluate_ms: Option<f64>,
+    /// Writing this run's solution file (`solve --out`), when one is
+    /// written; present in the `--json` line, not in the file itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_ms: Option<f64>,
 }
 
 impl SolveRecord {
@@ -85,6 +112,7 @@ impl SolveRecord {
             solution: None,
             message: None,
             instance_sha256: None,
+            timing: None,
         }
     }
 

@@ -21,7 +21,7 @@ pub fn parse_value(text: &str, file: &str) -> Result<Value> {
     let dup: RefCell<Option<(String, String)>> = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
     let seed = Strict {
-        path: String::new(),
+        at: At::ROOT,
         dup: &dup,
     };
     let parsed = seed.deserialize(&mut de).and_then(|v| de.end().map(|_| v));
@@ -63,13 +63,44 @@ pub fn parse_typed<T: DeserializeOwned>(text: &str, file: &str) -> Result<T> {
     from_value(parse_value(text, file)?, file, "")
 }
 
-/// A value at `path`; records the first duplicate key in `dup`.
-struct Strict<'a> {
-    path: String,
+/// A value at `at`; records the first duplicate key in `dup`.
+struct Strict<'a, 'p> {
+    at: At<'p>,
     dup: &'a RefCell<Option<(String, String)>>,
 }
 
-impl<'de> DeserializeSeed<'de> for Strict<'_> {
+/// Where a value sits: its parent and the index or key under it. Rendered
+/// (`a[1].j`) only for an error, so that reading a large array does not
+/// build a path string per element.
+struct At<'p> {
+    parent: Option<&'p At<'p>>,
+    seg: Seg<'p>,
+}
+
+enum Seg<'p> {
+    Root,
+    Index(usize),
+    Key(&'p str),
+}
+
+impl At<'_> {
+    const ROOT: At<'static> = At {
+        parent: None,
+        seg: Seg::Root,
+    };
+
+    fn render(&self) -> String {
+        let parent = self.parent.map(At::render).unwrap_or_default();
+        match self.seg {
+            Seg::Root => parent,
+            Seg::Index(i) => format!("{parent}[{i}]"),
+            Seg::Key(k) if parent.is_empty() => k.to_string(),
+            Seg::Key(k) => format!("{parent}.{k}"),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_, '_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
@@ -77,7 +108,7 @@ impl<'de> DeserializeSeed<'de> for Strict<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Strict<'_> {
+impl<'de> Visitor<'de> for Strict<'_, '_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -120,7 +151,10 @@ impl<'de> Visitor<'de> for Strict<'_> {
         let mut out = Vec::new();
         loop {
             let seed = Strict {
-                path: format!("{}[{}]", self.path, out.len()),
+                at: At {
+                    parent: Some(&self.at),
+                    seg: Seg::Index(out.len()),
+                },
                 dup: self.dup,
             };
             match seq.next_element_seed(seed)? {
@@ -134,16 +168,14 @@ impl<'de> Visitor<'de> for Strict<'_> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
-                *self.dup.borrow_mut() = Some((self.path.clone(), key.clone()));
+                *self.dup.borrow_mut() = Some((self.at.render(), key.clone()));
                 return Err(de::Error::custom(format!("duplicate key \"{key}\"")));
             }
-            let path = if self.path.is_empty() {
-                key.clone()
-            } else {
-                format!("{}.{key}", self.path)
-            };
             let v = map.next_value_seed(Strict {
-                path,
+                at: At {
+                    parent: Some(&self.at),
+                    seg: Seg::Key(&key),
+                },
                 dup: self.dup,
             })?;
             out.insert(key, v);

@@ -34,6 +34,7 @@
 //! regular-file checks remain).
 
 use crate::error::{Error, Result};
+pub use crate::net::csv_fast::FlatMatrix;
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -65,7 +66,7 @@ pub struct MatrixSource<'a> {
 /// expected sizes. A CSV is read up to [`MAX_CSV_BYTES_UNSHAPED`]; prefer
 /// [`read_matrix_shaped`], which bounds it by the declared shape.
 pub fn read_matrix(value: &Value, field: &str, src: &MatrixSource<'_>) -> Result<Matrix> {
-    read_matrix_limited(value, field, src, MAX_CSV_BYTES_UNSHAPED, "")
+    read_matrix_limited(value, field, src, MAX_CSV_BYTES_UNSHAPED, "").map(|m| m.to_matrix())
 }
 
 /// [`read_matrix`] for a matrix declared to have `cols` columns and, when
@@ -79,6 +80,18 @@ pub fn read_matrix_shaped(
     rows: Option<usize>,
     cols: usize,
 ) -> Result<Matrix> {
+    read_matrix_flat(value, field, src, rows, cols).map(|m| m.to_matrix())
+}
+
+/// [`read_matrix_shaped`] into one flat row-major buffer (`NaN` = missing):
+/// the form large matrices are read in, without a `Vec` per row.
+pub fn read_matrix_flat(
+    value: &Value,
+    field: &str,
+    src: &MatrixSource<'_>,
+    rows: Option<usize>,
+    cols: usize,
+) -> Result<FlatMatrix> {
     let r = rows.unwrap_or(MAX_CSV_ROWS);
     let limit = cols
         .saturating_mul(CSV_CELL_BYTES)
@@ -107,13 +120,16 @@ fn read_matrix_limited(
     src: &MatrixSource<'_>,
     limit: u64,
     shape: &str,
-) -> Result<Matrix> {
+) -> Result<FlatMatrix> {
     match value {
-        Value::Array(rows) => rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| read_row(row, &format!("{field}[{i}]"), src.file))
-            .collect(),
+        Value::Array(rows) => {
+            let mut out = FlatMatrix::default();
+            for (i, row) in rows.iter().enumerate() {
+                read_row(row, &format!("{field}[{i}]"), src.file, &mut out.values)?;
+                out.row_ends.push(out.values.len());
+            }
+            Ok(out)
+        }
         Value::Object(obj) if obj.len() == 1 => match obj.iter().next() {
             Some((key, Value::String(rel))) if key == "csv" || key == "npy" => {
                 let path = resolve_side_path(src, rel, field, key)?;
@@ -129,31 +145,40 @@ fn read_matrix_limited(
     }
 }
 
-fn read_row(row: &Value, field: &str, file: &str) -> Result<Vec<Option<f64>>> {
+/// One inline row's cells appended to `out` (`NaN` for `null`).
+fn read_row(row: &Value, field: &str, file: &str, out: &mut Vec<f64>) -> Result<()> {
     let Value::Array(cells) = row else {
         return Err(Error::input(file, field, "expected an array of numbers"));
     };
-    cells
-        .iter()
-        .enumerate()
-        .map(|(j, cell)| match cell {
-            Value::Null => Ok(None),
+    out.reserve(cells.len());
+    for (j, cell) in cells.iter().enumerate() {
+        let v = match cell {
+            Value::Null => f64::NAN,
             Value::Number(x) => {
                 let v = x.as_f64().unwrap_or(f64::NAN);
-                check_latency(v, &format!("{field}[{j}]"), file).map(Some)
+                check_latency(v, &format!("{field}[{j}]"), file)?
             }
-            other => Err(Error::input(
-                file,
-                format!("{field}[{j}]"),
-                format!("expected a latency (number) or null, found {other}"),
-            )),
-        })
-        .collect()
+            other => {
+                return Err(Error::input(
+                    file,
+                    format!("{field}[{j}]"),
+                    format!("expected a latency (number) or null, found {other}"),
+                ))
+            }
+        };
+        out.push(v);
+    }
+    Ok(())
 }
 
 /// The largest latency an instance may hold, in ms (1e9 ms, about 11.6
 /// days; see the module doc).
 pub const MAX_LATENCY_MS: f64 = 1e9;
+
+/// True when `v` passes [`check_latency`] (without building an error).
+pub fn is_latency(v: f64) -> bool {
+    (0.0..=MAX_LATENCY_MS).contains(&v)
+}
 
 /// A latency must be finite, `>= 0` and at most [`MAX_LATENCY_MS`].
 pub fn check_latency(v: f64, field: &str, file: &str) -> Result<f64> {
@@ -235,8 +260,10 @@ fn resolve_side_path(
     Ok(joined)
 }
 
-/// Reads a CSV matrix: a regular file of at most `limit` bytes.
-fn read_csv(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -> Result<Matrix> {
+/// Reads a CSV matrix: a regular file of at most `limit` bytes, read whole
+/// (one read; no memory map: the crate has no `unsafe`) and parsed by
+/// [`crate::net::csv_fast`].
+fn read_csv(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -> Result<FlatMatrix> {
     let shown = path.display().to_string();
     let cannot = |e: std::io::Error| Error::input(file, field, format!("cannot read {shown}: {e}"));
     let meta = std::fs::metadata(path).map_err(cannot)?;
@@ -266,35 +293,7 @@ fn read_csv(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -> Re
     if bytes.len() as u64 > limit {
         return Err(too_big(bytes.len() as u64));
     }
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(bytes.as_slice());
-    let mut rows = Vec::new();
-    for (i, rec) in reader.records().enumerate() {
-        let rec = rec.map_err(|e| Error::input(&shown, format!("row {i}"), e.to_string()))?;
-        let row = rec
-            .iter()
-            .enumerate()
-            .map(|(j, cell)| csv_cell(cell, i, j, &shown))
-            .collect::<Result<Vec<_>>>()?;
-        rows.push(row);
-    }
-    Ok(rows)
-}
-
-/// One CSV cell: empty = no value, else a latency (errors name the row and
-/// column of `shown`).
-fn csv_cell(cell: &str, i: usize, j: usize, shown: &str) -> Result<Option<f64>> {
-    if cell.is_empty() {
-        return Ok(None);
-    }
-    let at = format!("row {i} column {j}");
-    let v: f64 = cell
-        .parse()
-        .map_err(|_| Error::input(shown, &at, format!("'{cell}' is not a number")))?;
-    check_latency(v, &at, shown).map(Some)
+    crate::net::csv_fast::parse_csv(&bytes, &shown)
 }
 
 /// Writes `rows` as a headerless CSV (empty cell = null).

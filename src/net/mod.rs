@@ -2,6 +2,7 @@
 //! canonical shortest paths, measured latency matrices, BRITE topologies.
 
 pub mod brite;
+pub mod csv_fast;
 pub mod matrix;
 pub mod network;
 pub mod npy;

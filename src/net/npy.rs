@@ -8,14 +8,20 @@
 //! not an allocation.
 
 use crate::error::{Error, Result};
-use crate::net::matrix::{check_latency, Matrix};
+use crate::net::matrix::{check_latency, is_latency, FlatMatrix};
 use npyz::{DType, NpyFile, Order, WriterBuilder};
 use std::io::BufReader;
 use std::path::Path;
 
 /// Reads the `.npy` matrix at `path` (a regular file of at most `limit`
 /// bytes); errors name `file` and `field`, or the `.npy` file and the cell.
-pub fn read_npy(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -> Result<Matrix> {
+pub fn read_npy(
+    path: &Path,
+    field: &str,
+    file: &str,
+    limit: u64,
+    shape: &str,
+) -> Result<FlatMatrix> {
     let shown = path.display().to_string();
     let bad = |msg: String| Error::input(file, field, format!("{shown}: {msg}"));
     let meta = std::fs::metadata(path).map_err(|e| bad(format!("cannot read: {e}")))?;
@@ -61,7 +67,7 @@ pub fn read_npy(path: &Path, field: &str, file: &str, limit: u64, shape: &str) -
     } else {
         read_values::<f32>(npy, cells, &bad)?
     };
-    to_matrix(&values, cols, &shown)
+    to_matrix(values, cols, &shown)
 }
 
 /// Bytes per value of a float dtype (`<f8`, `>f4`, …); `None` for others.
@@ -107,27 +113,18 @@ where
     Ok(out)
 }
 
-/// Row-major values as matrix rows; `NaN` = missing.
-fn to_matrix(values: &[f64], cols: u64, shown: &str) -> Result<Matrix> {
+/// Row-major values as a flat matrix (`NaN` = missing), every other value
+/// checked as a latency (the first bad one in row-major order is named).
+fn to_matrix(values: Vec<f64>, cols: u64, shown: &str) -> Result<FlatMatrix> {
     let cols = usize::try_from(cols).unwrap_or(usize::MAX);
     if cols == 0 {
-        return Ok(Vec::new());
+        return Ok(FlatMatrix::default());
     }
-    values
-        .chunks(cols)
-        .enumerate()
-        .map(|(i, row)| {
-            row.iter()
-                .enumerate()
-                .map(|(j, &v)| {
-                    if v.is_nan() {
-                        return Ok(None);
-                    }
-                    check_latency(v, &format!("row {i} column {j}"), shown).map(Some)
-                })
-                .collect()
-        })
-        .collect()
+    if let Some(at) = values.iter().position(|&v| !v.is_nan() && !is_latency(v)) {
+        let (i, j) = (at / cols, at % cols);
+        check_latency(values[at], &format!("row {i} column {j}"), shown)?;
+    }
+    Ok(FlatMatrix::rectangular(values, cols))
 }
 
 /// Writes a `rows × cols` matrix (row-major `values`) as a float64, C-order

@@ -28,8 +28,9 @@ use crate::core::Source;
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::json_strict::parse_typed;
-use crate::net::matrix::{read_matrix_shaped, write_csv, MatrixSource};
-use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS, MAX_PLAYERS};
+use crate::net::matrix::{read_matrix_flat, write_csv, MatrixSource};
+use crate::problems::cma::file_fields::{check_client_names, check_open_cost, read_players};
+use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -182,8 +183,8 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
         file,
         base_dir: base,
     };
-    let matrix = read_matrix_shaped(delay, "delay", &src, None, k)?;
-    let n = matrix.len();
+    let matrix = read_matrix_flat(delay, "delay", &src, None, k)?;
+    let n = matrix.rows();
     if n == 0 {
         return Err(Error::input(
             file,
@@ -192,8 +193,8 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
         ));
     }
     // The declared mirror count is checked against the data before the
-    // n × k matrix is allocated.
-    if let Some((i, row)) = matrix.iter().enumerate().find(|(_, r)| r.len() != k) {
+    // n × k matrix is used.
+    if let Some((i, row)) = matrix.iter_rows().enumerate().find(|(_, r)| r.len() != k) {
         return Err(Error::input(
             file,
             format!("delay[{i}]"),
@@ -207,86 +208,16 @@ fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usiz
             format!("{k} mirrors are more than the limit of {MAX_MIRRORS} (the engines keep k × k tables)"),
         ));
     }
-    let mut flat = Vec::with_capacity(n * k);
-    for (i, row) in matrix.iter().enumerate() {
-        for (j, cell) in row.iter().enumerate() {
-            match cell {
-                Some(d) => flat.push(*d),
-                None => {
-                    return Err(Error::input(
-                        file,
-                        format!("delay[{i}][{j}]"),
-                        "null: every client must have a delay to every mirror",
-                    ))
-                }
-            }
-        }
-    }
-    Ok((n, flat))
-}
-
-/// `players`: one integer `>= 0` per delay row, inline or as a one-column
-/// CSV or `.npy` (read with the matrix reader's checks and path policy);
-/// their sum at most [`MAX_PLAYERS`].
-fn read_players(v: &Value, n: usize, file: &str, base: &Path) -> Result<Vec<usize>> {
-    let src = MatrixSource {
-        file,
-        base_dir: base,
-    };
-    let column = match v {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| match x.as_f64() {
-                Some(f) => Ok(vec![Some(f)]),
-                None => Err(Error::input(
-                    file,
-                    format!("players[{i}]"),
-                    format!("{x} is not a player count (an integer >= 0)"),
-                )),
-            })
-            .collect::<Result<Vec<_>>>()?,
-        _ => read_matrix_shaped(v, "players", &src, Some(n), 1)?,
-    };
-    if column.len() != n {
+    // Every row has k cells, so the flat buffer is the row-major n × k
+    // matrix; a missing value (NaN) is the first null in row-major order.
+    if let Some(at) = matrix.values.iter().position(|d| d.is_nan()) {
         return Err(Error::input(
             file,
-            "players",
-            format!(
-                "has {} values, expected {n} (one per delay row)",
-                column.len()
-            ),
+            format!("delay[{}][{}]", at / k, at % k),
+            "null: every client must have a delay to every mirror",
         ));
     }
-    let mut total = 0usize;
-    let mut out = Vec::with_capacity(n);
-    for (i, cell) in column.iter().enumerate() {
-        let count = match cell.as_slice() {
-            [Some(x)] if x.fract() == 0.0 && (0.0..=MAX_PLAYERS as f64).contains(x) => *x as usize,
-            other => {
-                let shown = match other {
-                    [Some(x)] => x.to_string(),
-                    [None] => "null".into(),
-                    _ => format!("a row of {} values", other.len()),
-                };
-                return Err(Error::input(
-                    file,
-                    format!("players[{i}]"),
-                    format!("{shown} is not a player count (an integer >= 0)"),
-                ));
-            }
-        };
-        total = total.saturating_add(count);
-        if total > MAX_PLAYERS {
-            return Err(Error::input(
-                file,
-                format!("players[{i}]"),
-                format!("the players add up to more than the limit of {MAX_PLAYERS}"),
-            ));
-        }
-        out.push(count);
-    }
-    Ok(out)
+    Ok((n, matrix.values))
 }
 
 /// Exactly one of `capacity` or `resources`; resources also give the
@@ -310,44 +241,6 @@ fn read_capacity_or_resources(
             "give exactly one of capacity or resources",
         )),
     }
-}
-
-/// `open_cost`, when given: one finite value `>= 0` per mirror.
-fn check_open_cost(costs: Vec<f64>, k: usize, file: &str) -> Result<Vec<f64>> {
-    if costs.len() != k {
-        return Err(Error::input(
-            file,
-            "open_cost",
-            format!("has {} values, expected {k} (one per mirror)", costs.len()),
-        ));
-    }
-    if let Some((j, c)) = costs
-        .iter()
-        .enumerate()
-        .find(|(_, c)| !(c.is_finite() && **c >= 0.0))
-    {
-        return Err(Error::input(
-            file,
-            format!("open_cost[{j}]"),
-            format!("{c} is not a finite cost >= 0"),
-        ));
-    }
-    Ok(costs)
-}
-
-/// `clients`, when given, names every delay row.
-fn check_client_names(names: Vec<String>, n: usize, file: &str) -> Result<Vec<String>> {
-    if names.len() != n {
-        return Err(Error::input(
-            file,
-            "clients",
-            format!(
-                "has {} names, expected {n} (one per delay row)",
-                names.len()
-            ),
-        ));
-    }
-    Ok(names)
 }
 
 fn read_capacity(v: &Value, k: usize, file: &str) -> Result<Vec<usize>> {

@@ -24,6 +24,7 @@ pub mod events;
 pub mod exact_flow;
 pub mod exact_lp;
 pub mod file;
+pub mod file_fields;
 pub mod gen;
 pub mod join;
 pub mod leave;

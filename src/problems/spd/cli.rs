@@ -14,7 +14,7 @@ use crate::problems::spd::gen::{
 use crate::problems::spd::model::{CommModel, SpdInstance};
 use crate::problems::spd::repro::{self, SpdGrid};
 use clap::{Args, FromArgMatches};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The commands the SPD family adds.
 pub fn hooks() -> Vec<CliHook> {
@@ -80,6 +80,11 @@ pub struct GenSpdArgs {
     /// Provenance/attribution text stored in each file's `source` field.
     #[arg(long)]
     pub source: Option<String>,
+    /// Write `access` and `server_latency` (the links as an n × n matrix)
+    /// to numpy's binary format next to each file (`<name>.access.npy`,
+    /// `<name>.server_latency.npy`: float64, C order, `NaN` = missing).
+    #[arg(long)]
+    pub npy: bool,
     /// Output folder.
     #[arg(long, short)]
     pub out: PathBuf,
@@ -132,6 +137,9 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
                         let mut file = to_file(&inst);
                         file.source = Some(gen_source(args, seed));
                         let path = args.out.join(format!("{}.json", inst.name));
+                        if args.npy {
+                            write_npy_sides(&inst, &mut file, &args.out)?;
+                        }
                         write_spd_file(&path, &file)?;
                         written.push(path);
                     }
@@ -196,6 +204,38 @@ fn run_gen_pings(
         args.out.display()
     );
     Ok(written)
+}
+
+/// Writes `inst`'s `access` and server matrix as `.npy` files in `dir` and
+/// points `file` at them (`server_latency` replaces `links`).
+fn write_npy_sides(
+    inst: &SpdInstance,
+    file: &mut crate::problems::spd::file::SpdFile,
+    dir: &Path,
+) -> Result<()> {
+    use crate::net::npy::write_npy;
+    let (n, m) = (inst.servers(), inst.clients());
+    let access = format!("{}.access.npy", inst.name);
+    let cells = (0..m).flat_map(|c| inst.access_row(c).iter().copied());
+    let missing_as_nan = |v: f64| if v.is_finite() { v } else { f64::NAN };
+    write_npy(&dir.join(&access), (m, n), cells.map(missing_as_nan))?;
+    // Direct links; the shortest of parallel links; diagonal 0.
+    let mut servers = vec![f64::NAN; n * n];
+    for u in 0..n {
+        servers[u * n + u] = 0.0;
+    }
+    for (u, v, w) in inst.network.links() {
+        let cell = servers[u * n + v];
+        let w = if cell.is_nan() { w } else { cell.min(w) };
+        servers[u * n + v] = w;
+        servers[v * n + u] = w;
+    }
+    let latency = format!("{}.server_latency.npy", inst.name);
+    write_npy(&dir.join(&latency), (n, n), servers.into_iter())?;
+    file.access = serde_json::json!({ "npy": access });
+    file.server_latency = Some(serde_json::json!({ "npy": latency }));
+    file.links = None;
+    Ok(())
 }
 
 /// Every cell of the grid is checked before anything is written.
