@@ -9,16 +9,20 @@
 //! `i → j` cost `d(i,j)` and are uncapacitated; they are never stored, their
 //! costs are read from the delay matrix.
 //!
-//! - pricing: block search (Grigoriadis), blocks of `⌈√m⌉` arcs, the most
-//!   negative reduced cost of the first block that has one enters;
+//! - pricing: block search (Grigoriadis), a source row at a time, blocks of
+//!   `10·⌈√m⌉` arcs, the most negative reduced cost of the first block that
+//!   has one enters. Measured against `√m` blocks: 3,000 regions × 40
+//!   mirrors, 4,400 pivots instead of 14,000 (21 ms instead of 65 ms);
+//!   10,000 × 200, 22,500 instead of 41,000 (0.55 s instead of 0.86 s);
+//!   `30·√m` was slower again (bigger scans, no fewer pivots);
 //! - leaving arc: the last blocking arc of the cycle from its apex
 //!   (Cunningham's strongly feasible trees: no cycling);
 //! - update: the cut subtree is re-hung on the entering arc, its potentials
 //!   shifted by one constant (`O(subtree)`), through child lists.
 //!
 //! Time per pivot `O(√m + depth + subtree)`, `m = n·k` arcs; the number of
-//! pivots is not polynomially bounded in theory and about `3–5·(n + k)` on
-//! the benches. Memory `O(n + k)` beyond the delay matrix. The dual prices
+//! pivots is not polynomially bounded in theory and about `1.5–2·(n + k)`
+//! on the benches. Memory `O(n + k)` beyond the delay matrix. The dual prices
 //! are recomputed from the optimal split by Bellman-Ford on the `k`-mirror
 //! residual graph ([`split_prices`]), which also checks optimality
 //! independently: a negative cycle there is an error, never a claim.
@@ -65,6 +69,7 @@ struct Simplex<'a> {
     child_pos: Vec<usize>,
     big_m: f64,
     eps: f64,
+    /// The row the next pricing starts at.
     next_arc: usize,
 }
 
@@ -168,28 +173,58 @@ impl<'a> Simplex<'a> {
         Ok(())
     }
 
-    /// Block search over the real arcs from where the last search stopped.
+    /// Block search over the real arcs from where the last search stopped,
+    /// a source row at a time (row `n` = the dummy's arcs): the reduced
+    /// costs of a row are `d(i, act[a]) + π_i − π_{n+a}`, read straight off
+    /// the delay row.
     fn find_entering(&mut self) -> Option<usize> {
-        let m = self.real_arcs();
-        if m == 0 {
+        let (n, ka) = (self.n, self.ka());
+        if ka == 0 {
             return None;
         }
-        let block = ((m as f64).sqrt().ceil() as usize).max(16);
+        // ten times Grigoriadis's √m: fewer, better pivots (4,400 instead of
+        // 14,000 at 3,000 × 40, each moving a smaller subtree; measured, see
+        // the module doc)
+        let block = ((self.real_arcs() as f64).sqrt() * 10.0).ceil() as usize;
+        let block = block.max(ka);
         let (mut best, mut best_rc) = (NONE, -self.eps);
-        let mut e = self.next_arc;
-        for scanned in 1..=m {
-            let (t, h, c) = self.arc(e);
-            let rc = c + self.pi[t] - self.pi[h];
-            if rc < best_rc {
-                best_rc = rc;
-                best = e;
+        let mut row = self.next_arc;
+        let mut scanned = 0usize;
+        for _ in 0..=n {
+            let base = if row < n {
+                self.pi[row]
+            } else {
+                self.pi[n + ka]
+            };
+            let mirror_pi = &self.pi[n..n + ka];
+            if row < n {
+                let d = self.inst.row(row);
+                for (a, (&j, &pj)) in self.act.iter().zip(mirror_pi).enumerate() {
+                    let rc = d[j] + base - pj;
+                    if rc < best_rc {
+                        best_rc = rc;
+                        best = row * ka + a;
+                    }
+                }
+            } else {
+                for (a, &pj) in mirror_pi.iter().enumerate() {
+                    let rc = base - pj;
+                    if rc < best_rc {
+                        best_rc = rc;
+                        best = n * ka + a;
+                    }
+                }
             }
-            e = if e + 1 == m { 0 } else { e + 1 };
-            if scanned % block == 0 && best != NONE {
+            row = if row == n { 0 } else { row + 1 };
+            scanned += ka;
+            if scanned >= block && best != NONE {
                 break;
             }
+            if scanned >= block {
+                scanned = 0;
+            }
         }
-        self.next_arc = e;
+        self.next_arc = row;
         (best != NONE).then_some(best)
     }
 
