@@ -475,16 +475,7 @@ fn complete(
     file: &str,
     report: &mut PingReport,
 ) -> Result<()> {
-    let mut adj: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-    for i in 0..n {
-        for j in i + 1..n {
-            let v = m[i * n + j];
-            if !v.is_nan() {
-                adj[i].push((j, v));
-                adj[j].push((i, v));
-            }
-        }
-    }
+    let adj = measured_adjacency(m, n);
     let sources: Vec<usize> = (0..n)
         .filter(|&i| (i + 1..n).any(|j| m[i * n + j].is_nan()))
         .collect();
@@ -536,6 +527,21 @@ fn complete(
         .map(|&(i, j, v)| (ids[i].clone(), ids[j].clone(), v))
         .collect();
     Ok(())
+}
+
+/// The measured pairs as adjacency lists (both directions).
+fn measured_adjacency(m: &[f64], n: usize) -> Vec<Vec<(usize, f64)>> {
+    let mut adj: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let v = m[i * n + j];
+            if !v.is_nan() {
+                adj[i].push((j, v));
+                adj[j].push((i, v));
+            }
+        }
+    }
+    adj
 }
 
 /// Shortest-path RTTs from `s` over the measured pairs (infinite when none).

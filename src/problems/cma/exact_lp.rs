@@ -35,14 +35,8 @@ const CLOCK_EVERY: usize = 4096;
 pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Split> {
     let opts = ctx.opts;
     let (n, k) = (inst.clients(), inst.mirrors());
-    if let Some(refused) = refuse_above_cell_limit(n, k, opts) {
-        return refused;
-    }
-    if inst.total_players() == 0 {
-        // nothing to place (HiGHS is not handed an empty model)
-        let mut out = Outcome::claim(Status::Optimal, vec![Vec::new(); n], Some(0.0));
-        out.message = Some("no players".into());
-        return out;
+    if let Some(settled) = settled_without_highs(inst, opts) {
+        return settled;
     }
     let deadline = &ctx.deadline;
     let mut b = MipBuilder::for_run(deadline);
@@ -127,6 +121,21 @@ pub fn write_reference(inst: &CmaInstance, ctx: &Ctx) {
         deadline: ctx.deadline.clone().with_io(io),
     };
     let _ = solve_cma_lp(inst, &ctx);
+}
+
+/// The answer without HiGHS: the refusal above `--lp-max-cells`, or the
+/// empty optimum when there are no players (HiGHS is not handed an empty
+/// model); `None` otherwise.
+fn settled_without_highs(inst: &CmaInstance, opts: &SolveOptions) -> Option<Outcome<Split>> {
+    let (n, k) = (inst.clients(), inst.mirrors());
+    if let Some(refused) = refuse_above_cell_limit(n, k, opts) {
+        return Some(refused);
+    }
+    (inst.total_players() == 0).then(|| {
+        let mut out = Outcome::claim(Status::Optimal, vec![Vec::new(); n], Some(0.0));
+        out.message = Some("no players".into());
+        out
+    })
 }
 
 /// The refusal when n × k is above `--lp-max-cells`, `None` otherwise.
