@@ -61,7 +61,12 @@ def spd_instance(
     model: str = "cs",
     name: Optional[str] = None,
 ) -> Instance: ...
-def cma_instance(delay: ArrayLike, capacity: ArrayLike, name: Optional[str] = None) -> Instance: ...
+def cma_instance(
+    delay: ArrayLike,
+    capacity: ArrayLike,
+    name: Optional[str] = None,
+    players: Optional[ArrayLike] = None,
+) -> Instance: ...
 def cli(args: List[str]) -> int: ...
 def _solve(
     instance: Instance,

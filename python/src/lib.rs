@@ -152,20 +152,26 @@ fn spd_instance(
     )
 }
 
-/// A static CMA instance from arrays: `delay` (client rows × mirrors, ms)
-/// and `capacity` (one whole number per mirror). Checked exactly like a
-/// file (errors name `<arrays>`).
+/// A static CMA instance from arrays: `delay` (client rows × mirrors, ms),
+/// `capacity` (one whole number per mirror) and optionally `players` (one
+/// whole number per row: a region of that many players). Checked exactly
+/// like a file (errors name `<arrays>`).
 #[pyfunction]
-#[pyo3(signature = (delay, capacity, name=None))]
+#[pyo3(signature = (delay, capacity, name=None, players=None))]
 fn cma_instance(
     py: Python<'_>,
     delay: &Bound<'_, PyAny>,
     capacity: &Bound<'_, PyAny>,
     name: Option<&str>,
+    players: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyInstance> {
     let (d_shape, d) = float_array(py, delay, "delay", 2)?;
     let (_, c) = float_array(py, capacity, "capacity", 1)?;
-    let v = serverpick::problems::cma::arrays::value_from_arrays(name, (d_shape[0], &d), &c);
+    let mut v = serverpick::problems::cma::arrays::value_from_arrays(name, (d_shape[0], &d), &c);
+    if let Some(p) = players {
+        let (_, w) = float_array(py, p, "players", 1)?;
+        serverpick::problems::cma::arrays::set_players(&mut v, &w);
+    }
     from_text(
         py,
         convert::dumps(&v, None)?,

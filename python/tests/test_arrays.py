@@ -108,3 +108,16 @@ def test_a_npy_side_file_is_read(tmp_path):
     np.save(tmp_path / "d.npy", np.asfortranarray(np.ones((3, 2))))  # saved in Fortran order
     with pytest.raises(sp.InputError, match="Fortran order"):
         sp.read(tmp_path / "i.json")
+
+
+def test_cma_player_counts_split_a_region():
+    delay = np.array([[1.0, 10.0], [8.0, 2.0]])
+    inst = sp.cma_instance(delay, [3, 5], name="regions", players=np.array([5, 2]))
+    np.testing.assert_array_equal(inst.players, [5, 2])
+    r = sp.solve(inst, "exact-flow")
+    assert (r.status, r.objective) == ("optimal", 27.0)
+    assert r.solution == {"split": [[[0, 3], [1, 2]], [[1, 2]]]}
+    assert sp.evaluate(inst, r.solution).feasible
+    with pytest.raises(sp.InputError) as e:
+        sp.cma_instance(delay, [3, 5], players=[5, 1.5])
+    assert "players[1]" in str(e.value)

@@ -40,23 +40,36 @@ pub fn arrays(inst: &CmaInstance) -> Vec<NamedArray> {
 /// checks refuse). Read it with [`parse_cma_source`](crate::problems::cma::file::parse_cma_source) for the file checks.
 pub fn value_from_arrays(name: Option<&str>, delay: (usize, &[f64]), capacity: &[f64]) -> Value {
     let (rows, data) = delay;
-    let number = |x: f64| {
-        if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
-            Value::from(x as u64)
-        } else {
-            crate::problems::spd::file::finite_or_null(x)
-        }
-    };
     let matrix = crate::problems::spd::file::json_rows(rows, data);
     let mut file = json!({
         "problem": "cma",
         "version": 1,
         "mirrors": capacity.len(),
-        "capacity": capacity.iter().map(|&c| number(c)).collect::<Vec<_>>(),
+        "capacity": capacity.iter().map(|&c| whole_or_as_given(c)).collect::<Vec<_>>(),
         "delay": matrix,
     });
     if let (Some(n), Some(obj)) = (name, file.as_object_mut()) {
         obj.insert("name".into(), Value::from(n));
     }
     file
+}
+
+/// Adds `players` (one count per row) to a file's JSON built by
+/// [`value_from_arrays`]; whole numbers are written as integers, others as
+/// given (which the file checks refuse, naming `players[i]`).
+pub fn set_players(file: &mut Value, players: &[f64]) {
+    if let Some(obj) = file.as_object_mut() {
+        let values: Vec<Value> = players.iter().map(|&x| whole_or_as_given(x)).collect();
+        obj.insert("players".into(), Value::Array(values));
+    }
+}
+
+/// A whole number `>= 0` as a JSON integer, anything else as given (the
+/// file checks then refuse it with its field and index).
+fn whole_or_as_given(x: f64) -> Value {
+    if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
+        Value::from(x as u64)
+    } else {
+        crate::problems::spd::file::finite_or_null(x)
+    }
 }
