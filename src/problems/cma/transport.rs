@@ -12,7 +12,8 @@
 //! - pricing: block search (Grigoriadis), a source row at a time, blocks of
 //!   `10·⌈√m⌉` arcs, the most negative reduced cost of the first block that
 //!   has one enters. Measured against `√m` blocks: 3,000 regions × 40
-//!   mirrors, 4,400 pivots instead of 14,000 (21 ms instead of 65 ms);
+//!   mirrors, 4,400 pivots instead of 14,000 (21 ms instead of 65 ms, on a
+//!   loaded 2-core machine);
 //!   10,000 × 200, 22,500 instead of 41,000 (0.55 s instead of 0.86 s);
 //!   `30·√m` was slower again (bigger scans, no fewer pivots);
 //! - leaving arc: the last blocking arc of the cycle from its apex
@@ -21,8 +22,8 @@
 //!   shifted by one constant (`O(subtree)`), through child lists.
 //!
 //! Time per pivot `O(√m + depth + subtree)`, `m = n·k` arcs; the number of
-//! pivots is not polynomially bounded in theory and about `1.5–2·(n + k)`
-//! on the benches. Memory `O(n + k)` beyond the delay matrix. The dual prices
+//! pivots is not polynomially bounded in theory and about `1.5–2.2·(n + k)`
+//! on the instances above. Memory `O(n + k)` beyond the delay matrix. The dual prices
 //! are recomputed from the optimal split by Bellman-Ford on the `k`-mirror
 //! residual graph ([`split_prices`]), which also checks optimality
 //! independently: a negative cycle there is an error, never a claim.
@@ -70,10 +71,10 @@ struct Simplex<'a> {
     big_m: f64,
     eps: f64,
     /// The row the next pricing starts at.
-    next_arc: usize,
+    next_row: usize,
 }
 
-/// The root's index among `n + act.len() + 2` nodes.
+/// No node (the root's parent) and no arc (no entering arc found).
 const NONE: usize = usize::MAX;
 
 impl<'a> Simplex<'a> {
@@ -96,7 +97,7 @@ impl<'a> Simplex<'a> {
             child_pos: vec![0; nodes],
             big_m,
             eps: 1e-9 * inst.max_delay().max(1.0),
-            next_arc: 0,
+            next_row: 0,
             act,
         };
         s.parent[root] = NONE;
@@ -188,7 +189,7 @@ impl<'a> Simplex<'a> {
         let block = ((self.real_arcs() as f64).sqrt() * 10.0).ceil() as usize;
         let block = block.max(ka);
         let (mut best, mut best_rc) = (NONE, -self.eps);
-        let mut row = self.next_arc;
+        let mut row = self.next_row;
         let mut scanned = 0usize;
         for _ in 0..=n {
             let base = if row < n {
@@ -224,7 +225,7 @@ impl<'a> Simplex<'a> {
                 scanned = 0;
             }
         }
-        self.next_arc = row;
+        self.next_row = row;
         (best != NONE).then_some(best)
     }
 
