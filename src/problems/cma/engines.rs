@@ -167,7 +167,8 @@ fn exact_flow_weighted(inst: &CmaInstance) -> Result<CmaOutcome> {
     let cap = &inst.capacity;
     Ok(match transport::solve_transport(inst, cap)? {
         Some((split, prices)) => {
-            let bound = transport::weighted_dual_bound(inst, cap, &prices);
+            let rows: Vec<usize> = (0..inst.clients()).collect();
+            let bound = exact_flow::dual_bound(inst, &rows, &prices);
             Outcome::claim(Status::Optimal, CmaSolution::from_split(split), Some(bound))
         }
         None => Outcome::without_solution(Status::Infeasible, "more players than capacity"),

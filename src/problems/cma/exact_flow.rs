@@ -364,18 +364,23 @@ fn is_tight(g: &mut MoveGraph<'_>, x: &[usize], path: &[usize], tie: f64) -> boo
 }
 
 /// The LP dual bound of prices `p` (`INFINITY` = mirror unusable) over
-/// `clients`: `Σ_i min_j (d(i,j) + p_j) − Σ_j C_j p_j`. A lower bound on the
-/// total delay for any `p >= 0` (weak duality). `O(nk)`.
+/// `clients`: `Σ_i w_i min_j (d(i,j) + p_j) − Σ_j C_j p_j` (`w_i` = the
+/// row's players, 1 without counts). A lower bound on the total delay for
+/// any `p >= 0` (weak duality). `O(nk)`.
 pub fn dual_bound(inst: &CmaInstance, clients: &[usize], prices: &[f64]) -> f64 {
     let mut sum = 0.0;
     for &i in clients {
+        let w = inst.weight(i);
+        if w == 0 {
+            continue;
+        }
         let best = inst
             .row(i)
             .iter()
             .zip(prices)
             .map(|(d, p)| d + p)
             .fold(f64::INFINITY, f64::min);
-        sum += best;
+        sum += w as f64 * best;
     }
     let paid: f64 = prices
         .iter()
@@ -430,10 +435,27 @@ pub fn residual_potentials(
     inst: &CmaInstance,
     assign: &[Option<usize>],
 ) -> std::result::Result<Vec<f64>, f64> {
-    let k = inst.mirrors();
     let (arcs, load) = move_matrix(inst, assign);
+    residual_distances(inst, &inst.capacity, &arcs, &load)
+}
+
+/// Bellman-Ford from a virtual root over the residual graph of the `k`
+/// mirrors with capacity `cap > 0` plus the sink `k`, given the cheapest
+/// move `arcs[u·k+v]` out of each mirror and the `load`s: arcs `u → v`
+/// while `u` has players, `u → t` below capacity, `t → u` with players.
+/// `Err(improvement)` on a negative cycle (by more than the instance
+/// tolerance), else the distances (one per mirror, then the sink).
+/// `O(k³)`. Shared by the unit ([`residual_potentials`]) and the weighted
+/// ([`crate::problems::cma::transport::split_prices`]) checks.
+pub fn residual_distances(
+    inst: &CmaInstance,
+    cap: &[usize],
+    arcs: &[f64],
+    load: &[usize],
+) -> std::result::Result<Vec<f64>, f64> {
+    let k = inst.mirrors();
     let tol = inst.tolerance();
-    let active: Vec<usize> = (0..k).filter(|&j| inst.capacity[j] > 0).collect();
+    let active: Vec<usize> = (0..k).filter(|&j| cap[j] > 0).collect();
     let mut edges: Vec<(usize, usize, f64)> = Vec::new();
     for &u in &active {
         for &v in &active {
@@ -441,7 +463,7 @@ pub fn residual_potentials(
                 edges.push((u, v, arcs[u * k + v]));
             }
         }
-        if load[u] < inst.capacity[u] {
+        if load[u] < cap[u] {
             edges.push((u, k, 0.0));
         }
         if load[u] > 0 {

@@ -29,6 +29,7 @@
 //! independently: a negative cycle there is an error, never a claim.
 
 use crate::error::{Error, Result};
+use crate::problems::cma::exact_flow::residual_distances;
 use crate::problems::cma::exact_lp::Split;
 use crate::problems::cma::model::CmaInstance;
 
@@ -393,10 +394,10 @@ impl<'a> Simplex<'a> {
 }
 
 /// Dual prices of a split by Bellman-Ford on the residual graph of the
-/// `k` mirrors plus a sink (arcs: moving a player of a row `u → v` at
-/// `d(i,v) − d(i,u)`, `u → t` below capacity, `t → u` with players):
-/// `p_j = max(0, π_t − π_j)`, `INFINITY` for a closed mirror. `Err(gain)`
-/// when a negative cycle shows the split is not optimal. `O(nk + k³)`.
+/// `k` mirrors plus a sink ([`residual_distances`]; moving a player of a
+/// row `u → v` costs `d(i,v) − d(i,u)`): `p_j = max(0, π_t − π_j)`,
+/// `INFINITY` for a closed mirror. `Err(gain)` when a negative cycle shows
+/// the split is not optimal. `O(nk + k³)`.
 pub fn split_prices(
     inst: &CmaInstance,
     cap: &[usize],
@@ -414,22 +415,7 @@ pub fn split_prices(
             }
         }
     }
-    let active: Vec<usize> = (0..k).filter(|&j| cap[j] > 0).collect();
-    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
-    for &u in &active {
-        for &v in &active {
-            if load[u] > 0 && arcs[u * k + v].is_finite() {
-                edges.push((u, v, arcs[u * k + v]));
-            }
-        }
-        if load[u] < cap[u] {
-            edges.push((u, k, 0.0));
-        }
-        if load[u] > 0 {
-            edges.push((k, u, 0.0));
-        }
-    }
-    let dist = bellman_ford(&edges, k + 1, active.len() + 1, inst.tolerance())?;
+    let dist = residual_distances(inst, cap, &arcs, &load)?;
     Ok((0..k)
         .map(|j| {
             if cap[j] > 0 {
@@ -441,63 +427,10 @@ pub fn split_prices(
         .collect())
 }
 
-/// Shortest distances from a virtual root (every node at 0); `Err(gain)`
-/// when a pass after `passes` still improves by more than `tol`.
-fn bellman_ford(
-    edges: &[(usize, usize, f64)],
-    nodes: usize,
-    passes: usize,
-    tol: f64,
-) -> std::result::Result<Vec<f64>, f64> {
-    let mut dist = vec![0.0; nodes];
-    for pass in 0..=passes {
-        let mut worst = 0.0f64;
-        for &(u, v, c) in edges {
-            let d = dist[u] + c;
-            if d < dist[v] - tol {
-                worst = worst.max(dist[v] - d);
-                dist[v] = d;
-            }
-        }
-        if worst == 0.0 {
-            return Ok(dist);
-        }
-        if pass == passes {
-            return Err(worst);
-        }
-    }
-    Ok(dist)
-}
-
-/// The LP dual bound of prices `p` with player counts:
-/// `Σ_i w_i min_j (d(i,j) + p_j) − Σ_j cap_j p_j`. `O(nk)`.
-pub fn weighted_dual_bound(inst: &CmaInstance, cap: &[usize], prices: &[f64]) -> f64 {
-    let mut sum = 0.0;
-    for i in 0..inst.clients() {
-        let w = inst.weight(i);
-        if w == 0 {
-            continue;
-        }
-        let best = inst
-            .row(i)
-            .iter()
-            .zip(prices)
-            .map(|(d, p)| d + p)
-            .fold(f64::INFINITY, f64::min);
-        sum += w as f64 * best;
-    }
-    let paid: f64 = prices
-        .iter()
-        .zip(cap)
-        .filter(|(p, _)| p.is_finite())
-        .map(|(p, &c)| p * c as f64)
-        .sum();
-    sum - paid
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problems::cma::exact_flow::dual_bound;
 
     fn weighted(rows: &[Vec<f64>], cap: Vec<usize>, w: Vec<usize>) -> CmaInstance {
         CmaInstance::new_weighted("t", cap, rows.concat(), w).unwrap()
@@ -510,7 +443,7 @@ mod tests {
         let (split, prices) = solve_transport(&inst, &inst.capacity).unwrap().unwrap();
         assert_eq!(split, vec![vec![[0, 3], [1, 2]], vec![[1, 2]]]);
         let total = 3.0 * 1.0 + 2.0 * 10.0 + 2.0 * 2.0;
-        let bound = weighted_dual_bound(&inst, &inst.capacity, &prices);
+        let bound = dual_bound(&inst, &[0, 1], &prices);
         assert!((bound - total).abs() < 1e-9, "{bound} vs {total}");
     }
 
