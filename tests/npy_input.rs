@@ -224,3 +224,55 @@ fn gen_spd_npy_round_trips() {
     };
     assert_eq!(exact(b.as_ref()), exact(a.as_ref()));
 }
+
+#[test]
+fn gen_spd_from_pings_honours_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    let pings = dir.path().join("p.csv");
+    std::fs::write(
+        &pings,
+        "source,destination,avg\na,b,10\na,c,20\nb,c,12\nc,d,5\nb,d,9\n",
+    )
+    .unwrap();
+    let gen = |sub: &str, npy: bool| {
+        let out = dir.path().join(sub);
+        let mut args = vec!["gen", "spd", "--from-pings", pings.to_str().unwrap()];
+        args.extend([
+            "--model",
+            "p2p",
+            "--factor",
+            "1.2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        if npy {
+            args.push("--npy");
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_serverpick"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let files: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let json = files
+            .iter()
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+            .cloned();
+        (files.len(), json.unwrap())
+    };
+    let (n_inline, inline) = gen("inline", false);
+    let (n_npy, npy) = gen("npy", true);
+    assert_eq!(
+        (n_inline, n_npy),
+        (1, 3),
+        "with --npy: the file and two .npy sides"
+    );
+    let (a, b) = (
+        read_instance(&inline).unwrap(),
+        read_instance(&npy).unwrap(),
+    );
+    assert_eq!(format!("{:?}", a.arrays()), format!("{:?}", b.arrays()));
+}

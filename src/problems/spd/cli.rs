@@ -134,25 +134,35 @@ pub fn run_gen_spd(args: &GenSpdArgs) -> Result<Vec<PathBuf>> {
                     for i in 0..args.count {
                         let seed = args.seed + i;
                         let inst = generate_gen_instance(args, &matrix, n, m, model, f, seed)?;
-                        let mut file = to_file(&inst);
-                        file.source = Some(gen_source(args, seed));
-                        let path = args.out.join(format!("{}.json", inst.name));
-                        if args.npy {
-                            write_npy_sides(&inst, &mut file, &args.out)?;
-                        }
-                        write_spd_file(&path, &file)?;
-                        written.push(path);
+                        written.push(write_gen_file(args, &inst, gen_source(args, seed))?);
                     }
                 }
             }
         }
     }
+    report_written(&written, &args.out);
+    Ok(written)
+}
+
+/// Writes one generated instance into `--out` (its matrices as `.npy` side
+/// files with `--npy`); returns its path.
+fn write_gen_file(args: &GenSpdArgs, inst: &SpdInstance, source: String) -> Result<PathBuf> {
+    let mut file = to_file(inst);
+    file.source = Some(source);
+    let path = args.out.join(format!("{}.json", inst.name));
+    if args.npy {
+        write_npy_sides(inst, &mut file, &args.out)?;
+    }
+    write_spd_file(&path, &file)?;
+    Ok(path)
+}
+
+fn report_written(written: &[PathBuf], out: &Path) {
     eprintln!(
         "wrote {} instance file(s) to {}",
         written.len(),
-        args.out.display()
+        out.display()
     );
-    Ok(written)
 }
 
 /// `gen spd --from-pings`: one instance per (model, factor).
@@ -186,23 +196,16 @@ fn run_gen_pings(
                 unit_scale: args.unit_scale,
             };
             let inst = spd_from_pings(imp, &p, &label)?;
-            let mut file = to_file(&inst);
-            file.source = Some(args.source.clone().unwrap_or_else(|| {
+            let source = args.source.clone().unwrap_or_else(|| {
                 format!(
                     "serverpick gen spd {} --unit-scale {}: {}",
                     imp.flags, args.unit_scale, imp.summary
                 )
-            }));
-            let path = args.out.join(format!("{}.json", inst.name));
-            write_spd_file(&path, &file)?;
-            written.push(path);
+            });
+            written.push(write_gen_file(args, &inst, source)?);
         }
     }
-    eprintln!(
-        "wrote {} instance file(s) to {}",
-        written.len(),
-        args.out.display()
-    );
+    report_written(&written, &args.out);
     Ok(written)
 }
 
