@@ -33,6 +33,13 @@ fn read(dir: &Path, body: &str, o: &PingOptions) -> Result<PingMatrix, Error> {
     read_pings(&write(dir, "p.csv", body), None, o)
 }
 
+/// The error reading `body` as `p.csv` with the default options.
+fn refusal(dir: &Path, body: &str) -> String {
+    read(dir, body, &PingOptions::default())
+        .expect_err("refused")
+        .to_string()
+}
+
 /// `a–b` both ways (10 and 14), `b–c` and `c–d` one way, `a–d` 30:
 /// `a–c` and `b–d` are gaps.
 const CHAIN: &str = "source,destination,avg,min\n\
@@ -119,9 +126,7 @@ fn missing_error_refuses_and_lists_the_pairs() {
 fn pairs_no_path_joins_are_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let body = "source,destination,avg\na,b,1\nc,d,2\n";
-    let e = read(dir.path(), body, &PingOptions::default())
-        .expect_err("disconnected")
-        .to_string();
+    let e = refusal(dir.path(), body);
     assert!(e.contains("4 site pairs cannot be completed"), "{e}");
     assert!(e.contains("a-c"), "{e}");
 }
@@ -160,9 +165,7 @@ fn unknown_ids_name_the_line_and_column() {
 fn duplicate_pairs_name_both_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
     let body = "source,destination,avg\na,b,1\nb,c,2\na,b,3\n";
-    let e = read(dir.path(), body, &PingOptions::default())
-        .expect_err("duplicate")
-        .to_string();
+    let e = refusal(dir.path(), body);
     assert!(
         e.contains("line 4") && e.contains("already on line 2"),
         "{e}"
@@ -185,29 +188,15 @@ fn bad_numbers_name_file_line_and_column() {
         ("2e9", "delay limit"),
     ] {
         let body = format!("source,destination,avg\na,b,1\nb,c,{cell}\n");
-        let e = read(dir.path(), &body, &PingOptions::default())
-            .expect_err("bad number")
-            .to_string();
+        let e = refusal(dir.path(), &body);
         assert!(e.contains("p.csv: line 3 column 3 (avg)"), "{cell}: {e}");
         assert!(e.contains(what), "{cell}: {e}");
     }
     // A short line names the missing column.
-    let e = read(
-        dir.path(),
-        "source,destination,avg\na,b\n",
-        &PingOptions::default(),
-    )
-    .expect_err("short line")
-    .to_string();
+    let e = refusal(dir.path(), "source,destination,avg\na,b\n");
     assert!(e.contains("line 2 column 3 (avg)"), "{e}");
     // An empty site id.
-    let e = read(
-        dir.path(),
-        "source,destination,avg\n,b,1\n",
-        &PingOptions::default(),
-    )
-    .expect_err("empty id")
-    .to_string();
+    let e = refusal(dir.path(), "source,destination,avg\n,b,1\n");
     assert!(
         e.contains("line 2 column 1 (source)") && e.contains("empty site id"),
         "{e}"
@@ -445,9 +434,7 @@ fn site_limits_and_bad_site_cells_are_refused_with_their_line() {
     for i in 0..PINGS_MAX_SITES {
         body.push_str(&format!("s{i},s{},1\n", i + 1));
     }
-    let e = read(dir.path(), &body, &PingOptions::default())
-        .expect_err("too many sites")
-        .to_string();
+    let e = refusal(dir.path(), &body);
     let last = PINGS_MAX_SITES + 1;
     assert!(
         e.contains(&format!("line {last} column 2 (destination)")),
