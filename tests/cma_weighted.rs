@@ -3,15 +3,17 @@
 //! solution format, and invalid input.
 
 mod common_cli;
+mod common_plan;
 
 use common_cli::{serverpick, text};
+use common_plan::exact_opts;
 use proptest::prelude::*;
 use serverpick::core::{SolveOptions, SolveRecord, Status};
 use serverpick::problems::cma::engines::run_cma;
 use serverpick::problems::cma::file::parse_cma;
 use serverpick::problems::cma::model::CmaInstance;
-use serverpick::problems::cma::plan::curve::{plan, PlanOptions};
-use serverpick::problems::cma::plan::exact::ExactSettings;
+use serverpick::problems::cma::plan::curve::plan;
+
 use serverpick::problems::cma::plan::lagrange::{Fix, Lagrangian};
 use serverpick::problems::cma::weighted::expand;
 use std::path::Path;
@@ -219,17 +221,6 @@ fn gen_players_writes_counts_that_solve() {
     );
 }
 
-fn plan_opts(engine: &str) -> PlanOptions {
-    PlanOptions {
-        engine: engine.into(),
-        exact: ExactSettings {
-            gap: 0.0,
-            ..ExactSettings::default()
-        },
-        ..PlanOptions::default()
-    }
-}
-
 /// Weighted instances for planning: up to 5 candidates, 8 regions of 0..=6
 /// players, delays with ties, open costs or not.
 fn plan_strategy() -> impl Strategy<Value = CmaInstance> {
@@ -256,10 +247,10 @@ proptest! {
         let (mut unit, _) = expand(&inst).unwrap();
         prop_assume!(unit.clients() > 0);
         unit.open_cost = inst.open_cost.clone();
-        let base = plan(&unit, &plan_opts("exact")).unwrap();
+        let base = plan(&unit, &exact_opts("exact", None)).unwrap();
         let tol = 1e-6;
         for engine in ["exact", "milp", "greedy", "swap"] {
-            let p = plan(&inst, &plan_opts(engine)).unwrap();
+            let p = plan(&inst, &exact_opts(engine, None)).unwrap();
             for (w, u) in p.points.iter().zip(&base.points) {
                 prop_assert_eq!(w.best.is_some(), u.best.is_some(), "{} K={}", engine, w.k);
                 let (Some(wb), Some(ub)) = (&w.best, &u.best) else { continue };

@@ -4,61 +4,15 @@
 //! errors naming the field, and the CLI's out folder checked by `eval`.
 
 mod common_cli;
+mod common_plan;
 
 use common_cli::{serverpick, text};
+use common_plan::{brute_force, exact_opts};
 use proptest::prelude::*;
 use serverpick::core::Status;
-use serverpick::problems::cma::exact_flow::solve_exact_flow_capacities;
 use serverpick::problems::cma::model::CmaInstance;
 use serverpick::problems::cma::plan::curve::{plan, PlanOptions};
-use serverpick::problems::cma::plan::exact::ExactSettings;
 use std::path::Path;
-
-/// The least objective over every K-subset (each solved as a
-/// transportation problem), `None` when no K-subset holds every player.
-fn brute_force(inst: &CmaInstance, cost: &[f64], k: usize) -> Option<f64> {
-    let m = inst.mirrors();
-    let mut best: Option<f64> = None;
-    for mask in 0u32..(1 << m) {
-        if mask.count_ones() as usize != k {
-            continue;
-        }
-        let cap: Vec<usize> = (0..m)
-            .map(|j| {
-                if mask >> j & 1 == 1 {
-                    inst.capacity[j]
-                } else {
-                    0
-                }
-            })
-            .collect();
-        if cap.iter().sum::<usize>() < inst.clients() {
-            continue;
-        }
-        let (assign, _) = solve_exact_flow_capacities(inst, cap).unwrap().unwrap();
-        let delay: f64 = assign
-            .iter()
-            .enumerate()
-            .map(|(i, &j)| inst.delay(i, j))
-            .sum();
-        let opened: f64 = (0..m).filter(|j| mask >> j & 1 == 1).map(|j| cost[j]).sum();
-        let obj = delay + opened;
-        if best.is_none_or(|b| obj < b) {
-            best = Some(obj);
-        }
-    }
-    best
-}
-
-fn exact_opts() -> PlanOptions {
-    PlanOptions {
-        exact: ExactSettings {
-            gap: 0.0,
-            ..ExactSettings::default()
-        },
-        ..PlanOptions::default()
-    }
-}
 
 fn arb_instance() -> impl Strategy<Value = CmaInstance> {
     (1usize..=6, 1usize..=12).prop_flat_map(|(m, n)| {
@@ -82,7 +36,7 @@ proptest! {
     #[test]
     fn exact_matches_brute_force_and_heuristics_never_beat_it(inst in arb_instance()) {
         let cost = inst.open_cost.clone().unwrap_or_else(|| vec![0.0; inst.mirrors()]);
-        let exact = plan(&inst, &exact_opts()).unwrap();
+        let exact = plan(&inst, &exact_opts("exact", None)).unwrap();
         let tol = 1e-6;
         for p in &exact.points {
             let truth = brute_force(&inst, &cost, p.k);
@@ -100,7 +54,7 @@ proptest! {
             }
         }
         for engine in ["greedy", "swap"] {
-            let h = plan(&inst, &PlanOptions { engine: engine.into(), ..exact_opts() }).unwrap();
+            let h = plan(&inst, &PlanOptions { engine: engine.into(), ..exact_opts("exact", None) }).unwrap();
             for (p, e) in h.points.iter().zip(&exact.points) {
                 if let (Some(hb), Some(eb)) = (&p.best, &e.best) {
                     prop_assert!(hb.objective >= eb.objective - tol, "{engine} K={}", p.k);
@@ -115,8 +69,8 @@ proptest! {
 
     #[test]
     fn highs_milp_agrees_with_exact(inst in arb_instance()) {
-        let exact = plan(&inst, &exact_opts()).unwrap();
-        let milp = plan(&inst, &PlanOptions { engine: "milp".into(), ..exact_opts() }).unwrap();
+        let exact = plan(&inst, &exact_opts("exact", None)).unwrap();
+        let milp = plan(&inst, &PlanOptions { engine: "milp".into(), ..exact_opts("exact", None) }).unwrap();
         for (p, e) in milp.points.iter().zip(&exact.points) {
             prop_assert_eq!(p.best.is_some(), e.best.is_some(), "K={}", p.k);
             if let (Some(pb), Some(eb)) = (&p.best, &e.best) {
@@ -131,14 +85,14 @@ proptest! {
     fn max_avg_delay_is_the_smallest_k_on_the_curve_meeting_it(inst in arb_instance(), d in 0.0f64..5.0) {
         let mut inst = inst;
         inst.open_cost = None;
-        let curve = plan(&inst, &exact_opts()).unwrap();
+        let curve = plan(&inst, &exact_opts("exact", None)).unwrap();
         let n = inst.clients() as f64;
         let want = curve
             .points
             .iter()
             .find(|p| p.best.as_ref().is_some_and(|b| b.delay / n <= d + 1e-9))
             .map(|p| p.k);
-        let got = plan(&inst, &PlanOptions { max_avg_delay: Some(d), ..exact_opts() }).unwrap();
+        let got = plan(&inst, &PlanOptions { max_avg_delay: Some(d), ..exact_opts("exact", None) }).unwrap();
         prop_assert_eq!(got.chosen, want);
     }
 }

@@ -5,59 +5,17 @@
 //! clear.
 
 mod common_cli;
+mod common_plan;
 
 use common_cli::{serverpick, text};
+use common_plan::{brute_force, exact_opts};
 use proptest::prelude::*;
 use serverpick::core::Status;
-use serverpick::problems::cma::exact_flow::solve_exact_flow_capacities;
 use serverpick::problems::cma::model::CmaInstance;
-use serverpick::problems::cma::plan::curve::{check_options, plan, PlanOptions};
-use serverpick::problems::cma::plan::exact::{round_bound, ExactSettings};
+use serverpick::problems::cma::plan::curve::{check_options, plan};
+use serverpick::problems::cma::plan::exact::round_bound;
 use serverpick::problems::cma::plan::Planner;
 use serverpick::problems::cma::sites::{generate_sites, SitesConfig};
-
-/// The least objective over every K-subset, each a transportation problem
-/// (never the nearest-open shortcut); `None` when no K-subset holds every
-/// player.
-fn brute_force(inst: &CmaInstance, cost: &[f64], k: usize) -> Option<f64> {
-    let m = inst.mirrors();
-    let mut best: Option<f64> = None;
-    for mask in 0u32..(1 << m) {
-        if mask.count_ones() as usize != k {
-            continue;
-        }
-        let on = |j: usize| mask >> j & 1 == 1;
-        let cap: Vec<usize> = (0..m)
-            .map(|j| if on(j) { inst.capacity[j] } else { 0 })
-            .collect();
-        if cap.iter().sum::<usize>() < inst.clients() {
-            continue;
-        }
-        let (assign, _) = solve_exact_flow_capacities(inst, cap).unwrap().unwrap();
-        let delay: f64 = assign
-            .iter()
-            .enumerate()
-            .map(|(i, &j)| inst.delay(i, j))
-            .sum();
-        let obj = delay + (0..m).filter(|&j| on(j)).map(|j| cost[j]).sum::<f64>();
-        if best.is_none_or(|b| obj < b) {
-            best = Some(obj);
-        }
-    }
-    best
-}
-
-fn opts(engine: &str, k: usize) -> PlanOptions {
-    PlanOptions {
-        engine: engine.into(),
-        mirrors: Some(k),
-        exact: ExactSettings {
-            gap: 0.0,
-            ..ExactSettings::default()
-        },
-        ..PlanOptions::default()
-    }
-}
 
 fn sites(n: usize, seed: u64, open_cost: bool, cap: Option<usize>) -> CmaInstance {
     generate_sites(&SitesConfig {
@@ -75,7 +33,7 @@ fn agree(inst: &CmaInstance, k: usize) {
     let cost = inst.open_cost.clone().unwrap_or(vec![0.0; inst.mirrors()]);
     let want = brute_force(inst, &cost, k);
     for engine in ["exact", "milp"] {
-        let p = plan(inst, &opts(engine, k)).unwrap();
+        let p = plan(inst, &exact_opts(engine, Some(k))).unwrap();
         let pt = p.point(k).unwrap();
         match want {
             None => assert_eq!(pt.status, Status::Infeasible, "{engine} k={k}"),
@@ -113,8 +71,8 @@ proptest! {
 fn a_larger_sites_instance_is_proven_and_matches_milp() {
     let inst = sites(60, 7, true, None);
     for k in [3, 20] {
-        let e = plan(&inst, &opts("exact", k)).unwrap();
-        let m = plan(&inst, &opts("milp", k)).unwrap();
+        let e = plan(&inst, &exact_opts("exact", Some(k))).unwrap();
+        let m = plan(&inst, &exact_opts("milp", Some(k))).unwrap();
         let (e, m) = (e.point(k).unwrap(), m.point(k).unwrap());
         assert_eq!(e.status, Status::Optimal);
         assert!(e.proof.is_some());
@@ -136,7 +94,7 @@ fn bounds_round_up_only_on_integral_data() {
     let delay = vec![0.0, 0.3, 0.3, 0.0, 0.4, 0.7];
     let inst = CmaInstance::new("frac", vec![3, 3], delay).unwrap();
     assert!(!Planner::new(&inst).integral());
-    let p = plan(&inst, &opts("exact", 1)).unwrap();
+    let p = plan(&inst, &exact_opts("exact", Some(1))).unwrap();
     let pt = p.point(1).unwrap();
     let obj = pt.best.as_ref().unwrap().objective;
     assert!((obj - 0.7).abs() < 1e-9, "{obj}");
@@ -150,15 +108,15 @@ fn bounds_round_up_only_on_integral_data() {
 #[test]
 fn errors_stay_clear() {
     let inst = sites(6, 3, false, None);
-    let too_many = check_options(&inst, &opts("exact", 7)).unwrap_err();
+    let too_many = check_options(&inst, &exact_opts("exact", Some(7))).unwrap_err();
     assert!(too_many.to_string().contains("--mirrors 7"), "{too_many}");
-    let zero = check_options(&inst, &opts("exact", 0)).unwrap_err();
+    let zero = check_options(&inst, &exact_opts("exact", Some(0))).unwrap_err();
     assert!(zero.to_string().contains("--mirrors 0"), "{zero}");
     // Capacities below the players: 6 players, 2 sites of capacity 2.
     let tight = sites(6, 3, false, Some(2));
-    let p = plan(&tight, &opts("exact", 2)).unwrap();
+    let p = plan(&tight, &exact_opts("exact", Some(2))).unwrap();
     assert_eq!(p.point(2).unwrap().status, Status::Infeasible);
-    let p = plan(&tight, &opts("exact", 3)).unwrap();
+    let p = plan(&tight, &exact_opts("exact", Some(3))).unwrap();
     assert_eq!(p.point(3).unwrap().status, Status::Optimal);
 }
 
