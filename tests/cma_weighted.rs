@@ -94,6 +94,12 @@ fn all_counts_one_gives_the_unit_answer_and_format() {
         run_cma("exact-flow", &ones, &opts),
     );
     assert_eq!(a.objective, b.objective);
+    // counts of 1 keep the unit solution format
+    let sol = b.solution.clone().expect("a solution");
+    assert!(
+        sol.get("assign").is_some() && sol.get("split").is_none(),
+        "{sol}"
+    );
 }
 
 const WEIGHTED: &str = r#"{"problem":"cma","version":1,"mirrors":2,"capacity":[3,5],
