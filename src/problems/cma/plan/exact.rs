@@ -13,7 +13,7 @@
 //! tight on p-median instances.
 
 use super::fastswap::local_search;
-use super::lagrange::{AscentSettings, Fix, LagEval, Lagrangian};
+use super::lagrange::{Ascent, AscentSettings, Fix, LagEval, Lagrangian};
 use super::{Planner, SetEval};
 use crate::core::Status;
 use crate::error::Result;
@@ -40,7 +40,7 @@ impl Default for ExactSettings {
             gap: 1e-6,
             deadline: None,
             root_iterations: 150,
-            node_iterations: 10,
+            node_iterations: 30,
         }
     }
 }
@@ -67,14 +67,39 @@ pub struct PointResult {
 }
 
 /// From this many candidates on, the root ascent follows Beasley (1985):
-/// `θ = 2`, halved after 30 steps without progress, up to 3,000 steps (one
-/// step is cheap there; the default 150 steps, `θ = 1`, halving after 12,
-/// stall short of the LP bound: 500 sites, K = 167: 7,615 against the
-/// optimum 7,627, which Beasley's rule proves at the root).
+/// `θ = 2`, halved after [`MANY_ROOT_STALL`] steps without progress, up to
+/// [`MANY_ROOT_ITERATIONS`] steps (one step is cheap there). The default
+/// 150 steps, `θ = 1`, halving after 12, stall short of the LP bound (500
+/// sites, K = 167: 7,615 against the optimum 7,627, which Beasley's rule
+/// proves at the root).
 const MANY_CANDIDATES: usize = 200;
 
-/// Below the root, every this many nodes the relaxation's set is improved
-/// by fast swaps and offered.
+/// Root steps with many candidates. The ascent stops as soon as the bound
+/// prunes, so this cap costs only where the bound is short (1,000 sites,
+/// K = 130: 5,400 steps, 0.1 s, reach 35,165.2 and prove the optimum
+/// 35,166 by rounding, where 3,000 steps halving after 30 stalled at
+/// 35,164.9 and a tree of 90,000 nodes did not close the last unit in 30 s).
+const MANY_ROOT_ITERATIONS: usize = 20_000;
+
+/// Root steps without progress before `θ` halves, with many candidates.
+const MANY_ROOT_STALL: usize = 100;
+
+/// Below the root: `θ = 2` (the Polyak target is the incumbent, optimal or
+/// close to it by then), halved after [`NODE_STALL`] steps without progress,
+/// [`ExactSettings::node_iterations`] = 30 steps. Against the earlier
+/// `θ = 0.5`, 12 and 10 steps: 500 sites K = 25, 23,000 → 337 nodes;
+/// 1,000 sites K = 50, not proven in 30 s → 2,300 nodes; the tight
+/// 3,000 × 40 instances at K = 22, 816–1,304 → 113–300 nodes
+/// (`docs/plan.md`). `θ = 3` or 4 diverge; 5–25 steps leave weak bounds.
+const NODE_THETA: f64 = 2.0;
+
+/// Steps without progress before `θ` halves below the root.
+const NODE_STALL: usize = 20;
+
+/// Below the root, the relaxation's set is improved by fast swaps and
+/// offered every this many nodes at first; each try that does not improve
+/// the incumbent doubles the interval (an improvement resets it), so a
+/// search whose incumbent is already optimal stops paying for them.
 const LOCAL_EVERY: usize = 64;
 
 struct Node {
@@ -95,6 +120,9 @@ struct Search<'s, 'a> {
     integral: bool,
     /// Some node was pruned only thanks to rounding its bound up.
     rounded: bool,
+    /// The node at which the next fast-swap try runs, and the interval.
+    next_local: usize,
+    local_every: usize,
 }
 
 impl Search<'_, '_> {
@@ -145,7 +173,7 @@ impl Search<'_, '_> {
                 return Ok(());
             }
         }
-        if let Some(e) = self.planner.evaluate(open)? {
+        if let Some(e) = self.planner.evaluate_if_better(open, self.upper())? {
             if self.best.is_none() || e.objective < self.upper() - self.planner.tolerance() {
                 self.best = Some(e);
             }
@@ -197,7 +225,7 @@ pub fn solve_k(
     let integral = planner.integral();
     let mut settings = settings;
     if planner.mirrors() >= MANY_CANDIDATES {
-        settings.root_iterations = settings.root_iterations.max(3000);
+        settings.root_iterations = settings.root_iterations.max(MANY_ROOT_ITERATIONS);
     }
     let mut s = Search {
         planner,
@@ -209,6 +237,8 @@ pub fn solve_k(
         root_lambda: None,
         integral,
         rounded: false,
+        next_local: LOCAL_EVERY,
+        local_every: LOCAL_EVERY,
     };
     for set in warm {
         s.offer(set)?;
@@ -322,13 +352,20 @@ fn process(
         theta: match (root, many) {
             (true, true) => 2.0,
             (true, false) => 1.0,
-            (false, _) => 0.5,
+            (false, _) => NODE_THETA,
         },
-        stall: if root && many { 30 } else { 12 },
+        stall: match (root, many) {
+            (true, true) => MANY_ROOT_STALL,
+            (true, false) => 12,
+            (false, _) => NODE_STALL,
+        },
         stop_at: s.prune_at(),
         upper: s.upper(),
     };
-    let asc = lag.ascend(&mut node.lambda, &node.fix, s.k, settings);
+    let mut asc = lag.ascend(&mut node.lambda, &node.fix, s.k, settings);
+    if root {
+        cold_restart(s, lag, &mut node, &mut asc, settings);
+    }
     if root {
         s.root_lambda = Some(node.lambda.clone());
     }
@@ -354,11 +391,39 @@ fn process(
     }
 }
 
+/// At the root of a curve's later points the ascent starts from the
+/// previous `K`'s multipliers; when it ends short of pruning, a second
+/// ascent from the cold start (each player's least delay) runs and the
+/// better one is kept. Which start reaches the LP bound faster varies (500
+/// sites, K = 114: the warm start stalled 1 below the optimum and left a
+/// tree of 355,000 nodes; the cold one proves it at the root).
+fn cold_restart(
+    s: &Search<'_, '_>,
+    lag: &mut Lagrangian<'_>,
+    node: &mut Node,
+    asc: &mut Ascent,
+    settings: AscentSettings,
+) {
+    let warm = asc.best.as_ref().map_or(f64::NEG_INFINITY, |b| b.value);
+    let mut cold_lambda = lag.initial_lambda();
+    if warm >= s.prune_at() || node.lambda == cold_lambda {
+        return;
+    }
+    let mut cold = lag.ascend(&mut cold_lambda, &node.fix, s.k, settings);
+    if cold.best.as_ref().is_some_and(|b| b.value > warm) {
+        let mut sets = std::mem::take(&mut asc.sets);
+        sets.append(&mut cold.sets);
+        cold.sets = sets;
+        *asc = cold;
+        node.lambda = cold_lambda;
+    }
+}
+
 /// Offers the relaxation's recent sets, unless the bound of the set itself
 /// at the best multipliers (`Σλ + Σ_{j∈S} v_j`) already shows that it
 /// cannot beat the incumbent (saves transportation solves); at the root and
-/// every [`LOCAL_EVERY`]th node also the sets improved by fast swaps (a
-/// Lagrangian heuristic).
+/// at the (ever sparser, see [`LOCAL_EVERY`]) local-search nodes also the
+/// sets improved by fast swaps (a Lagrangian heuristic).
 fn primal_candidates(
     s: &mut Search<'_, '_>,
     sets: &[Vec<usize>],
@@ -372,7 +437,9 @@ fn primal_candidates(
             s.offer(set)?;
         }
     }
-    if root || s.nodes % LOCAL_EVERY == 0 {
+    let local = !root && s.nodes >= s.next_local;
+    if root || local {
+        let before = s.upper();
         // A Lagrangian heuristic: the relaxation's set, improved by fast swaps.
         let p = &*s.planner;
         let tol = p.tolerance();
@@ -384,6 +451,14 @@ fn primal_candidates(
             .collect();
         for set in &improved {
             s.offer(set)?;
+        }
+        if local {
+            s.local_every = if s.upper() < before {
+                LOCAL_EVERY
+            } else {
+                s.local_every.saturating_mul(2)
+            };
+            s.next_local = s.nodes.saturating_add(s.local_every);
         }
     }
     Ok(())

@@ -14,7 +14,13 @@
 //! `d_ij < λ_i` contribute, so each player's row is kept sorted and walked
 //! only that far: one evaluation costs `O(n + N + k log k)` for `N`
 //! negative reduced delays (a linear-time selection per mirror), against
-//! `O(nk)` for a full scan; setup `O(nk log k)`.
+//! `O(nk)` for a full scan; setup `O(nk log k)`. When every mirror holds
+//! every player (no capacity can bind) no selection is needed: `v_j` is
+//! accumulated during the walk, which starts in a compact copy of each
+//! row's first 32 entries (it stays in cache), the `K` smallest `v_j` are
+//! found by linear-time selection (`O(n + N + k)` in all), and the
+//! subgradient re-walks the same prefixes or scans the `K` chosen columns
+//! of a column-major copy, whichever is shorter (`O(min(N, nK))`).
 //!
 //! The subproblem also keeps the capacity cover `Σ_j C_j y_j >= n` (in
 //! rounded units, [`super::cover`]), which the LP only meets fractionally.
@@ -26,6 +32,9 @@
 
 use super::cover::{self, Cover};
 use crate::problems::cma::model::CmaInstance;
+
+/// Width of the compact row starts of the uncapacitated walks.
+const NEAR_WIDTH: usize = 32;
 
 /// A mirror's state in a branch-and-bound node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +111,27 @@ pub struct Lagrangian<'a> {
     /// Per mirror, players taken from the last entry of `cand[j]` (weighted
     /// rows only: the one region the capacity splits).
     last_taken: Vec<f64>,
+    /// Every mirror holds every player: `v_j` is the whole sum of its
+    /// negative reduced delays, accumulated in one pass without `cand`.
+    uncapacitated: bool,
+    /// Per player, how many of its sorted mirrors have a negative reduced
+    /// delay at the last evaluation (uncapacitated only).
+    reach: Vec<u32>,
+    /// Width of the compact copy of every sorted row's start (uncapacitated
+    /// only; 0 otherwise): the walks rarely go further, and `n` short rows
+    /// stay in cache where `n` rows of `k` do not.
+    near_width: usize,
+    /// The first `near_width` delays of every sorted row, and their mirrors.
+    near_d: Vec<f64>,
+    near_j: Vec<u32>,
+    /// `Σ reach` of the last evaluation.
+    total_reach: usize,
+    /// Column-major copy of the delays (uncapacitated only): the
+    /// subgradient then scans the `K` chosen columns when that is less work
+    /// than the players' walks.
+    columns: Vec<f64>,
+    /// The multipliers of the last evaluation (uncapacitated only).
+    last_lambda: Vec<f64>,
 }
 
 impl<'a> Lagrangian<'a> {
@@ -119,6 +149,11 @@ impl<'a> Lagrangian<'a> {
             order.extend_from_slice(&idx);
             sorted.extend(idx.iter().map(|&j| row[j as usize]));
         }
+        let uncapacitated = inst.capacity.iter().all(|&c| c >= inst.total_players());
+        let near_width = if uncapacitated { k.min(NEAR_WIDTH) } else { 0 };
+        let near = |i: usize| i * k..i * k + near_width;
+        let near_d: Vec<f64> = (0..n).flat_map(|i| sorted[near(i)].to_vec()).collect();
+        let near_j: Vec<u32> = (0..n).flat_map(|i| order[near(i)].to_vec()).collect();
         Lagrangian {
             inst,
             cost,
@@ -131,6 +166,21 @@ impl<'a> Lagrangian<'a> {
                 .is_weighted()
                 .then(|| (0..n).map(|i| inst.weight(i) as f64).collect()),
             last_taken: vec![0.0; k],
+            uncapacitated,
+            reach: vec![0; n],
+            total_reach: 0,
+            columns: if uncapacitated {
+                (0..k)
+                    .flat_map(|j| (0..n).map(move |i| (i, j)))
+                    .map(|(i, j)| inst.delay(i, j))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            last_lambda: Vec::new(),
+            near_width,
+            near_d,
+            near_j,
         }
     }
 
@@ -166,6 +216,43 @@ impl<'a> Lagrangian<'a> {
         }
     }
 
+    /// `v_j = f_j + Σ_i w_i·min(0, d_ij − λ_i)` for every mirror not closed
+    /// (`INFINITY` when closed) in one walk over the sorted rows, recording
+    /// each player's walk length in `reach`: the uncapacitated case, where
+    /// no selection is needed.
+    fn uncapacitated_values(&mut self, lambda: &[f64], fix: &[Fix]) -> Vec<f64> {
+        let (k, p) = (self.inst.mirrors(), self.near_width);
+        let mut v = self.cost.to_vec();
+        let mut total = 0;
+        for (i, &l) in lambda.iter().enumerate() {
+            let w = self.w.as_ref().map_or(1.0, |w| w[i]);
+            let mut reach = 0;
+            if w != 0.0 {
+                // The compact prefix first (it stays in cache), then the
+                // rest of the sorted row when `λ_i` reaches beyond it.
+                let ds = &self.near_d[i * p..(i + 1) * p];
+                let js = &self.near_j[i * p..(i + 1) * p];
+                reach = accumulate(&mut v, ds, js, l, w);
+                if reach as usize == p {
+                    let ds = &self.sorted[i * k + p..(i + 1) * k];
+                    let js = &self.order[i * k + p..(i + 1) * k];
+                    reach += accumulate(&mut v, ds, js, l, w);
+                }
+            }
+            self.reach[i] = reach;
+            total += reach as usize;
+        }
+        self.total_reach = total;
+        self.last_lambda.clear();
+        self.last_lambda.extend_from_slice(lambda);
+        for (vj, f) in v.iter_mut().zip(fix) {
+            if *f == Fix::Closed {
+                *vj = f64::INFINITY;
+            }
+        }
+        v
+    }
+
     /// `v_j`, keeping in `cand[j]` only its `C_j` most negative entries
     /// (linear-time selection); with player counts, the most negative
     /// players up to `C_j` (sorted, the last region possibly in part).
@@ -190,23 +277,39 @@ impl<'a> Lagrangian<'a> {
     /// fixings allow no `k`-set.
     pub fn evaluate(&mut self, lambda: &[f64], fix: &[Fix], k: usize) -> Option<LagEval> {
         let m = self.inst.mirrors();
-        let mut v = vec![f64::INFINITY; m];
         let mut chosen = Vec::with_capacity(k);
         let mut free = Vec::new();
-        self.collect_negatives(lambda, fix);
-        for j in 0..m {
-            match fix[j] {
+        for (j, f) in fix.iter().enumerate() {
+            match f {
                 Fix::Closed => continue,
                 Fix::Open => chosen.push(j),
                 Fix::Free => free.push(j),
             }
-            v[j] = self.mirror_value(j);
         }
         if chosen.len() > k || chosen.len() + free.len() < k {
             return None;
         }
-        free.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
-        chosen.extend(free.iter().take(k - chosen.len()));
+        let v = if self.uncapacitated {
+            self.uncapacitated_values(lambda, fix)
+        } else {
+            self.collect_negatives(lambda, fix);
+            let mut v = vec![f64::INFINITY; m];
+            for j in chosen.iter().chain(&free) {
+                v[*j] = self.mirror_value(*j);
+            }
+            v
+        };
+        // The `K − |open|` free mirrors of least `v_j` (ties: lower index):
+        // by linear-time selection, or a sort when the capacity cover below
+        // may need the free mirrors in that order.
+        let take = k - chosen.len();
+        let by_v = |a: &usize, b: &usize| v[*a].total_cmp(&v[*b]).then(a.cmp(b));
+        if !self.uncapacitated {
+            free.sort_by(by_v);
+        } else if take > 0 && take < free.len() {
+            free.select_nth_unstable_by(take - 1, by_v);
+        }
+        chosen.extend(free.iter().take(take));
         chosen.sort_unstable();
         let sum_lambda = match &self.w {
             Some(w) => lambda.iter().zip(w).map(|(l, w)| l * w).sum::<f64>(),
@@ -245,6 +348,9 @@ impl<'a> Lagrangian<'a> {
     /// without counts) of the last [`evaluate`](Self::evaluate) with its
     /// squared norm.
     fn subgradient(&mut self, chosen: &[usize]) -> (Vec<f64>, f64) {
+        if self.uncapacitated {
+            return self.uncapacitated_subgradient(chosen);
+        }
         self.count.iter_mut().for_each(|c| *c = 0.0);
         for &j in chosen {
             let last = self.cand[j].len().wrapping_sub(1);
@@ -261,6 +367,53 @@ impl<'a> Lagrangian<'a> {
             None => self.count.iter().map(|&c| 1.0 - c).collect(),
         };
         let norm = g.iter().map(|x| x * x).sum();
+        (g, norm)
+    }
+
+    /// The subgradient when every mirror holds every player: player `i`
+    /// goes to every chosen mirror among its first `reach_i` sorted ones.
+    fn uncapacitated_subgradient(&mut self, chosen: &[usize]) -> (Vec<f64>, f64) {
+        let (n, k) = (self.inst.clients(), self.inst.mirrors());
+        if chosen.len() * n < self.total_reach {
+            // Scan the chosen columns: `O(K·n)`, sequential.
+            let mut hits = vec![0u32; n];
+            for &j in chosen {
+                let col = &self.columns[j * n..(j + 1) * n];
+                for ((h, &d), &l) in hits.iter_mut().zip(col).zip(&self.last_lambda) {
+                    *h += u32::from(d < l);
+                }
+            }
+            let mut norm = 0.0;
+            let g: Vec<f64> = (0..n)
+                .map(|i| {
+                    let w = self.w.as_ref().map_or(1.0, |w| w[i]);
+                    let gi = if self.reach[i] == 0 {
+                        w
+                    } else {
+                        w - w * hits[i] as f64
+                    };
+                    norm += gi * gi;
+                    gi
+                })
+                .collect();
+            return (g, norm);
+        }
+        let mut is_chosen = vec![false; k];
+        chosen.iter().for_each(|&j| is_chosen[j] = true);
+        let mut norm = 0.0;
+        let g: Vec<f64> = (0..self.inst.clients())
+            .map(|i| {
+                let (p, r) = (self.near_width, self.reach[i] as usize);
+                let near = &self.near_j[i * p..i * p + r.min(p)];
+                let rest = &self.order[i * k + p..i * k + r.max(p)];
+                let count = |js: &[u32]| js.iter().filter(|&&j| is_chosen[j as usize]).count();
+                let hits = (count(near) + count(rest)) as f64;
+                let w = self.w.as_ref().map_or(1.0, |w| w[i]);
+                let gi = w - w * hits;
+                norm += gi * gi;
+                gi
+            })
+            .collect();
         (g, norm)
     }
 
@@ -322,6 +475,20 @@ impl<'a> Lagrangian<'a> {
     }
 }
 
+/// `v_j += w·(d − l)` along one sorted run while `d < l`; returns how many
+/// entries it took.
+fn accumulate(v: &mut [f64], ds: &[f64], js: &[u32], l: f64, w: f64) -> u32 {
+    let mut taken = 0;
+    for (&d, &j) in ds.iter().zip(js) {
+        if d >= l {
+            break;
+        }
+        v[j as usize] += w * (d - l);
+        taken += 1;
+    }
+    taken
+}
+
 /// The most negative reduced delays of one mirror up to `cap` players:
 /// keeps in `cand` the regions that fit (the last in part, its players in
 /// `last_taken`; it is the one with the largest kept reduced delay) and
@@ -372,4 +539,79 @@ fn fill_players(cand: &mut Vec<(f64, u32)>, w: &[f64], cap: usize, last_taken: &
         .map(|&(r, i)| w[i as usize] * r)
         .sum::<f64>()
         + *last_taken * r_last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problems::cma::sites::{generate_sites, SitesConfig};
+
+    /// A sites instance (every capacity = every player: the uncapacitated
+    /// path applies), optionally with players per row (0..=3, some empty).
+    fn instance(n: usize, seed: u64, weighted: bool) -> CmaInstance {
+        let inst = generate_sites(&SitesConfig {
+            sites: n,
+            max_open_cost: (seed % 2 == 0).then_some(40),
+            seed,
+            ..SitesConfig::default()
+        })
+        .expect("generates");
+        if !weighted {
+            return inst;
+        }
+        let players: Vec<usize> = (0..n).map(|i| (i * 7 + seed as usize) % 4).collect();
+        let total: usize = players.iter().sum();
+        let mut w =
+            CmaInstance::new_weighted("w", vec![total; n], inst.delay_matrix().to_vec(), players)
+                .expect("weighted");
+        w.open_cost = inst.open_cost.clone();
+        w
+    }
+
+    /// Multipliers around the least delays, some far out (long walks past
+    /// the compact row starts: the column scan of the subgradient).
+    fn multipliers(lag: &Lagrangian<'_>, spread: f64, seed: u64) -> Vec<f64> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        lag.initial_lambda()
+            .iter()
+            .map(|&l| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                l + spread * (x % 1000) as f64 / 1000.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_uncapacitated_walks_equal_the_general_selection() {
+        for seed in 1..7 {
+            for weighted in [false, true] {
+                let inst = instance(90, seed, weighted);
+                let cost = inst.open_cost.clone().unwrap_or_else(|| vec![0.0; 90]);
+                let mut fast = Lagrangian::new(&inst, &cost);
+                let mut general = Lagrangian::new(&inst, &cost);
+                assert!(fast.uncapacitated && fast.near_width > 0);
+                general.uncapacitated = false;
+                let mut fix = vec![Fix::Free; 90];
+                fix[(seed as usize * 5) % 90] = Fix::Closed;
+                fix[(seed as usize * 11 + 3) % 90] = Fix::Open;
+                for (spread, k) in [(0.0, 3), (20.0, 9), (400.0, 40), (5000.0, 2)] {
+                    let lambda = multipliers(&fast, spread, seed);
+                    let a = fast.evaluate(&lambda, &fix, k).expect("a K-set");
+                    let b = general.evaluate(&lambda, &fix, k).expect("a K-set");
+                    // Sums in another order: equal up to rounding, and the
+                    // chosen sets may then differ on ties.
+                    assert!((a.value - b.value).abs() < 1e-6 * (1.0 + b.value.abs()));
+                    for (x, y) in a.v.iter().zip(&b.v) {
+                        assert!(x == y || (x - y).abs() < 1e-6 * (1.0 + y.abs()));
+                    }
+                    let (ga, na) = fast.subgradient(&a.chosen);
+                    let (gb, nb) = general.subgradient(&a.chosen);
+                    assert_eq!(ga, gb, "seed {seed} weighted {weighted} spread {spread}");
+                    assert!((na - nb).abs() < 1e-9);
+                }
+            }
+        }
+    }
 }

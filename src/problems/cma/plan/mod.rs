@@ -163,6 +163,51 @@ impl<'a> Planner<'a> {
         }))
     }
 
+    /// The objective of `open` when the nearest-open assignment respects
+    /// the capacities (then it is optimal): one `O(n·|open|)` pass without
+    /// building the assignment; `None` when a capacity binds or `open` is
+    /// empty. `open` is sorted and free of duplicates.
+    fn nearest_objective(&self, open: &[usize]) -> Option<f64> {
+        let first = *open.first()?;
+        let mut load = vec![0usize; self.mirrors()];
+        let mut delay = 0.0;
+        for i in 0..self.inst.clients() {
+            let row = self.inst.row(i);
+            let mut best = first;
+            for &j in &open[1..] {
+                if row[j] < row[best] {
+                    best = j;
+                }
+            }
+            let w = self.inst.weight(i);
+            load[best] += w;
+            delay += w as f64 * row[best];
+        }
+        let over = open.iter().any(|&j| load[j] > self.inst.capacity[j]);
+        (!over).then(|| delay + open.iter().map(|&j| self.cost[j]).sum::<f64>())
+    }
+
+    /// [`evaluate`](Self::evaluate), but when the nearest-open assignment
+    /// already shows (without building it) that `open` does not beat
+    /// `upper − tolerance`, only its objective is cached and `None` is
+    /// returned: the exact search's cheap path for the sets it tries.
+    pub fn evaluate_if_better(&mut self, open: &[usize], upper: f64) -> Result<Option<SetEval>> {
+        let mut sorted = open.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if self.capacity_of(&sorted) >= self.players() {
+            if let Some(objective) = self.nearest_objective(&sorted) {
+                if objective >= upper - self.tolerance() {
+                    self.nearest_evaluations += 1;
+                    let key = set_key(&sorted, self.mirrors());
+                    self.cache.insert(key, Some(objective));
+                    return Ok(None);
+                }
+            }
+        }
+        self.evaluate(&sorted)
+    }
+
     /// The transportation problem over the mirrors with capacity `cap`:
     /// `exact-flow`'s unit algorithm, or the network simplex when rows
     /// count players.
@@ -220,8 +265,17 @@ impl<'a> Planner<'a> {
     pub fn objective(&mut self, open: &[usize]) -> Result<Option<f64>> {
         let mut sorted = open.to_vec();
         sorted.sort_unstable();
-        if let Some(v) = self.cache.get(&set_key(&sorted, self.mirrors())) {
+        let key = set_key(&sorted, self.mirrors());
+        if let Some(v) = self.cache.get(&key) {
             return Ok(*v);
+        }
+        sorted.dedup();
+        if self.capacity_of(&sorted) >= self.players() {
+            if let Some(objective) = self.nearest_objective(&sorted) {
+                self.nearest_evaluations += 1;
+                self.cache.insert(key, Some(objective));
+                return Ok(Some(objective));
+            }
         }
         Ok(self.evaluate(&sorted)?.map(|e| e.objective))
     }
@@ -238,3 +292,39 @@ fn set_key(open: &[usize], k: usize) -> Vec<u64> {
 
 /// The engines of `plan cma`.
 pub const PLAN_ENGINES: [&str; 4] = ["exact", "greedy", "swap", "milp"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problems::cma::sites::{generate_sites, SitesConfig};
+
+    #[test]
+    fn the_cheap_objective_equals_the_full_evaluation() {
+        for (seed, cap) in [(1, None), (2, Some(vec![9])), (3, Some(vec![30]))] {
+            let inst = generate_sites(&SitesConfig {
+                sites: 30,
+                capacity: cap,
+                max_open_cost: Some(25),
+                seed,
+                ..SitesConfig::default()
+            })
+            .expect("generates");
+            for k in [2, 4, 7] {
+                let set: Vec<usize> = (0..k).map(|x| (x * 13 + seed as usize) % 30).collect();
+                let full = Planner::new(&inst).evaluate(&set).expect("solves");
+                let cheap = Planner::new(&inst).objective(&set).expect("solves");
+                assert_eq!(full.as_ref().map(|e| e.objective), cheap);
+                let Some(full) = full else { continue };
+                let mut p = Planner::new(&inst);
+                let skipped = p.evaluate_if_better(&set, full.objective).expect("solves");
+                assert!(skipped.is_none() || p.evaluations > 0);
+                assert_eq!(p.cached(&set), Some(Some(full.objective)));
+                let kept = Planner::new(&inst)
+                    .evaluate_if_better(&set, full.objective + 1.0)
+                    .expect("solves")
+                    .expect("better than the bar");
+                assert_eq!(kept.objective, full.objective);
+            }
+        }
+    }
+}
