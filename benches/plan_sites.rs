@@ -1,7 +1,9 @@
 //! `plan cma` with every site a candidate (`gen cma --scenario sites`,
 //! capacities non-binding, seed 1): `exact` against the strong MILP on
-//! HiGHS (`milp`, one thread) at 300 sites, K = 100, and `exact` at 1,000
-//! sites for K = 5, 167 and 333. Run: `cargo bench --bench plan_sites`.
+//! HiGHS (`milp`, one thread) at 300 sites, K = 100; `exact` at 1,000
+//! sites for K = 5, 25, 50, 130, 167 and 333 (25 and 50 need a tree, 130
+//! the long root ascent); the 500-site curve K = 1 … 50
+//! (`--max-mirrors 50`). Run: `cargo bench --bench plan_sites`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serverpick::problems::cma::model::CmaInstance;
@@ -39,11 +41,22 @@ fn plan_sites(c: &mut Criterion) {
     let s1000 = sites(1000);
     let mut g = c.benchmark_group("plan_sites_1000");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
-    for k in [5, 167, 333] {
+    for k in [5, 25, 50, 130, 167, 333] {
         g.bench_function(format!("exact_k{k}"), |b| {
             b.iter(|| plan(&s1000, &one_k("exact", k)).expect("plan"))
         });
     }
+    g.finish();
+    let s500 = sites(500);
+    let mut g = c.benchmark_group("plan_sites_500");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    let curve = PlanOptions {
+        max_mirrors: Some(50),
+        ..PlanOptions::default()
+    };
+    g.bench_function("exact_curve_k1_to_50", |b| {
+        b.iter(|| plan(&s500, &curve).expect("plan"))
+    });
     g.finish();
 }
 

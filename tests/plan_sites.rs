@@ -12,7 +12,7 @@ use common_plan::{brute_force, exact_opts};
 use proptest::prelude::*;
 use serverpick::core::Status;
 use serverpick::problems::cma::model::CmaInstance;
-use serverpick::problems::cma::plan::curve::{check_options, plan};
+use serverpick::problems::cma::plan::curve::{check_options, plan, PlanOptions};
 use serverpick::problems::cma::plan::exact::round_bound;
 use serverpick::problems::cma::plan::Planner;
 use serverpick::problems::cma::sites::{generate_sites, SitesConfig};
@@ -118,6 +118,37 @@ fn errors_stay_clear() {
     assert_eq!(p.point(2).unwrap().status, Status::Infeasible);
     let p = plan(&tight, &exact_opts("exact", Some(3))).unwrap();
     assert_eq!(p.point(3).unwrap().status, Status::Optimal);
+    let up_to = |k: usize, one: Option<usize>| PlanOptions {
+        max_mirrors: Some(k),
+        ..exact_opts("exact", one)
+    };
+    let e = check_options(&inst, &up_to(7, None)).unwrap_err();
+    assert!(e.to_string().contains("--max-mirrors 7"), "{e}");
+    let e = check_options(&inst, &up_to(0, None)).unwrap_err();
+    assert!(e.to_string().contains("--max-mirrors 0"), "{e}");
+    let e = check_options(&inst, &up_to(3, Some(2))).unwrap_err();
+    assert!(e.to_string().contains("exclude each other"), "{e}");
+}
+
+#[test]
+fn a_curve_up_to_k_is_the_whole_curve_cut_at_k() {
+    let inst = sites(24, 5, true, None);
+    let whole = plan(&inst, &exact_opts("exact", None)).unwrap();
+    let cut = plan(
+        &inst,
+        &PlanOptions {
+            max_mirrors: Some(6),
+            ..exact_opts("exact", None)
+        },
+    )
+    .unwrap();
+    assert_eq!(cut.points.len(), 6);
+    for p in &cut.points {
+        let w = whole.point(p.k).unwrap();
+        assert_eq!(p.status, Status::Optimal);
+        let (a, b) = (p.best.as_ref().unwrap(), w.best.as_ref().unwrap());
+        assert!((a.objective - b.objective).abs() < 1e-9);
+    }
 }
 
 #[test]

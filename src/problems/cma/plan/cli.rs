@@ -1,4 +1,4 @@
-//! `serverpick plan cma FILE [--mirrors K | --max-avg-delay D] --out DIR`.
+//! `serverpick plan cma FILE [--mirrors K | --max-mirrors K | --max-avg-delay D] --out DIR`.
 
 use super::curve::{plan_with, PlanOptions};
 use super::exact::ExactSettings;
@@ -25,6 +25,10 @@ pub struct PlanCmaArgs {
     /// Open exactly K mirrors (else: the whole curve K = 1 … all).
     #[arg(long)]
     pub mirrors: Option<usize>,
+    /// The curve only up to K mirrors (K = 1 … K); with --max-avg-delay,
+    /// look no further than K.
+    #[arg(long, value_name = "K")]
+    pub max_mirrors: Option<usize>,
     /// The fewest mirrors whose average delay is at most D (ms); opening
     /// costs are then ignored.
     #[arg(long, allow_negative_numbers = true)]
@@ -70,6 +74,7 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
     let opts = PlanOptions {
         engine: a.engine.clone(),
         mirrors: a.mirrors,
+        max_mirrors: a.max_mirrors,
         max_avg_delay: a.max_avg_delay,
         exact: ExactSettings {
             gap: a.gap,

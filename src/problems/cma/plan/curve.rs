@@ -20,6 +20,9 @@ pub struct PlanOptions {
     pub engine: String,
     /// One `K` (`--mirrors`); `None` = every `K`.
     pub mirrors: Option<usize>,
+    /// The curve (or the `--max-avg-delay` search) only up to this `K`
+    /// (`--max-mirrors`); `None` = every candidate.
+    pub max_mirrors: Option<usize>,
     /// The fewest mirrors reaching this average delay (`--max-avg-delay`);
     /// open costs are then ignored (the objective is the delay).
     pub max_avg_delay: Option<f64>,
@@ -38,6 +41,7 @@ impl Default for PlanOptions {
         PlanOptions {
             engine: "exact".into(),
             mirrors: None,
+            max_mirrors: None,
             max_avg_delay: None,
             exact: ExactSettings::default(),
             time_limit: None,
@@ -95,6 +99,19 @@ pub fn check_options(inst: &CmaInstance, o: &PlanOptions) -> Result<()> {
             ));
         }
     }
+    if let Some(k) = o.max_mirrors {
+        if k == 0 || k > inst.mirrors() {
+            return Err(Error::Usage(format!(
+                "--max-mirrors {k}: expected 1 to {} (the instance's candidate mirrors)",
+                inst.mirrors()
+            )));
+        }
+        if o.mirrors.is_some() {
+            return Err(Error::Usage(
+                "--mirrors and --max-mirrors exclude each other".into(),
+            ));
+        }
+    }
     if let Some(d) = o.max_avg_delay {
         if !(d.is_finite() && d >= 0.0) {
             return Err(Error::Usage(format!(
@@ -134,9 +151,8 @@ pub fn plan_with(
     let cost = planner.cost.clone();
     let mut lag = Lagrangian::new(inst, &cost);
     let mut lambda = lag.initial_lambda();
-    let ks: Vec<usize> = o
-        .mirrors
-        .map_or_else(|| (1..=inst.mirrors()).collect(), |k| vec![k]);
+    let last = o.max_mirrors.unwrap_or(inst.mirrors());
+    let ks: Vec<usize> = o.mirrors.map_or_else(|| (1..=last).collect(), |k| vec![k]);
     let mut points: Vec<PointResult> = Vec::new();
     let mut chosen = None;
     for k in ks {
