@@ -86,31 +86,27 @@ pub fn check_options(inst: &CmaInstance, o: &PlanOptions) -> Result<()> {
             PLAN_ENGINES.join(", ")
         )));
     }
-    if let Some(k) = o.mirrors {
+    let in_range = |flag: &str, k: usize| {
         if k == 0 || k > inst.mirrors() {
             return Err(Error::Usage(format!(
-                "--mirrors {k}: expected 1 to {} (the instance's candidate mirrors)",
+                "{flag} {k}: expected 1 to {} (the instance's candidate mirrors)",
                 inst.mirrors()
             )));
         }
+        Ok(())
+    };
+    let exclusive = |a: &str, b: &str| Error::Usage(format!("{a} and {b} exclude each other"));
+    if let Some(k) = o.mirrors {
+        in_range("--mirrors", k)?;
         if o.max_avg_delay.is_some() {
-            return Err(Error::Usage(
-                "--mirrors and --max-avg-delay exclude each other".into(),
-            ));
+            return Err(exclusive("--mirrors", "--max-avg-delay"));
+        }
+        if o.max_mirrors.is_some() {
+            return Err(exclusive("--mirrors", "--max-mirrors"));
         }
     }
     if let Some(k) = o.max_mirrors {
-        if k == 0 || k > inst.mirrors() {
-            return Err(Error::Usage(format!(
-                "--max-mirrors {k}: expected 1 to {} (the instance's candidate mirrors)",
-                inst.mirrors()
-            )));
-        }
-        if o.mirrors.is_some() {
-            return Err(Error::Usage(
-                "--mirrors and --max-mirrors exclude each other".into(),
-            ));
-        }
+        in_range("--max-mirrors", k)?;
     }
     if let Some(d) = o.max_avg_delay {
         if !(d.is_finite() && d >= 0.0) {
