@@ -342,31 +342,10 @@ fn process(
         s.lower = s.lower.min(obj.max(node.bound));
         return Ok(Vec::new());
     }
-    let many = s.planner.mirrors() >= MANY_CANDIDATES;
-    let settings = AscentSettings {
-        iterations: if root {
-            s.settings.root_iterations
-        } else {
-            s.settings.node_iterations
-        },
-        theta: match (root, many) {
-            (true, true) => 2.0,
-            (true, false) => 1.0,
-            (false, _) => NODE_THETA,
-        },
-        stall: match (root, many) {
-            (true, true) => MANY_ROOT_STALL,
-            (true, false) => 12,
-            (false, _) => NODE_STALL,
-        },
-        stop_at: s.prune_at(),
-        upper: s.upper(),
-    };
+    let settings = ascent_settings(s, root);
     let mut asc = lag.ascend(&mut node.lambda, &node.fix, s.k, settings);
     if root {
         cold_restart(s, lag, &mut node, &mut asc, settings);
-    }
-    if root {
         s.root_lambda = Some(node.lambda.clone());
     }
     let Some(ev) = asc.best else {
@@ -388,6 +367,28 @@ fn process(
             s.lower = s.lower.min(bound);
             Ok(Vec::new())
         }
+    }
+}
+
+/// The subgradient schedule of a node: the root's (Beasley's with many
+/// candidates) or the nodes' below it.
+fn ascent_settings(s: &Search<'_, '_>, root: bool) -> AscentSettings {
+    let many = s.planner.mirrors() >= MANY_CANDIDATES;
+    let (theta, stall) = match (root, many) {
+        (true, true) => (2.0, MANY_ROOT_STALL),
+        (true, false) => (1.0, 12),
+        (false, _) => (NODE_THETA, NODE_STALL),
+    };
+    AscentSettings {
+        iterations: if root {
+            s.settings.root_iterations
+        } else {
+            s.settings.node_iterations
+        },
+        theta,
+        stall,
+        stop_at: s.prune_at(),
+        upper: s.upper(),
     }
 }
 

@@ -299,16 +299,8 @@ impl<'a> Lagrangian<'a> {
             }
             v
         };
-        // The `K − |open|` free mirrors of least `v_j` (ties: lower index):
-        // by linear-time selection, or a sort when the capacity cover below
-        // may need the free mirrors in that order.
         let take = k - chosen.len();
-        let by_v = |a: &usize, b: &usize| v[*a].total_cmp(&v[*b]).then(a.cmp(b));
-        if !self.uncapacitated {
-            free.sort_by(by_v);
-        } else if take > 0 && take < free.len() {
-            free.select_nth_unstable_by(take - 1, by_v);
-        }
+        least_first(&mut free, &v, take, !self.uncapacitated);
         chosen.extend(free.iter().take(take));
         chosen.sort_unstable();
         let sum_lambda = match &self.w {
@@ -472,6 +464,18 @@ impl<'a> Lagrangian<'a> {
         }
         lambda.copy_from_slice(&best_lambda);
         out
+    }
+}
+
+/// Puts the `take` mirrors of least `v_j` (ties: lower index) first in
+/// `free`: by linear-time selection, or by a whole sort when `sort` (the
+/// capacity cover may need the free mirrors in that order).
+fn least_first(free: &mut [usize], v: &[f64], take: usize, sort: bool) {
+    let by_v = |a: &usize, b: &usize| v[*a].total_cmp(&v[*b]).then(a.cmp(b));
+    if sort {
+        free.sort_by(by_v);
+    } else if take > 0 && take < free.len() {
+        free.select_nth_unstable_by(take - 1, by_v);
     }
 }
 
