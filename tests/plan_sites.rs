@@ -192,3 +192,30 @@ fn gen_sites_on_the_cli_writes_a_plannable_instance() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn a_tree_over_its_node_budget_is_finished_by_highs() {
+    // Budget 1: every point whose root does not prune goes to HiGHS.
+    let inst = sites(16, 5, true, None);
+    let opts = PlanOptions {
+        max_mirrors: Some(6),
+        exact: serverpick::problems::cma::plan::exact::ExactSettings {
+            gap: 0.0,
+            node_budget: Some(1),
+            ..Default::default()
+        },
+        ..exact_opts("exact", None)
+    };
+    let p = plan(&inst, &opts).unwrap();
+    let mut handed = 0;
+    for point in &p.points {
+        assert_eq!(point.status, Status::Optimal, "K = {}", point.k);
+        let best = point.best.as_ref().unwrap();
+        let cost = inst.open_cost.clone().unwrap_or_else(|| vec![0.0; 16]);
+        let brute = brute_force(&inst, &cost, point.k).unwrap();
+        assert!((best.objective - brute).abs() < 1e-6, "K = {}", point.k);
+        assert!((point.bound.unwrap() - brute).abs() < 1e-6);
+        handed += usize::from(point.proof == Some("milp"));
+    }
+    assert!(handed > 0, "no point needed more than the root");
+}

@@ -32,6 +32,10 @@ pub struct ExactSettings {
     pub root_iterations: usize,
     /// Subgradient iterations at other nodes.
     pub node_iterations: usize,
+    /// Stop the tree after this many nodes, reported as `time_limit` (`plan`
+    /// then hands the point to HiGHS, see [`super::curve`]); `None` = no
+    /// limit but the deadline.
+    pub node_budget: Option<usize>,
 }
 
 impl Default for ExactSettings {
@@ -41,6 +45,7 @@ impl Default for ExactSettings {
             deadline: None,
             root_iterations: 150,
             node_iterations: 30,
+            node_budget: None,
         }
     }
 }
@@ -62,7 +67,9 @@ pub struct PointResult {
     pub time_ms: f64,
     /// What proved an `optimal` point: `root` (the Lagrangian bound at the
     /// root), `branch-and-bound`, either with `+rounding` (integral data: the
-    /// bound rounded up), or `milp` (HiGHS); `None` otherwise.
+    /// bound rounded up), or `milp` (HiGHS: the `milp` engine, or `exact`
+    /// after handing over a tree that grew too large, see
+    /// [`super::curve`]); `None` otherwise.
     pub proof: Option<&'static str>,
 }
 
@@ -299,6 +306,7 @@ fn run_tree(s: &mut Search<'_, '_>, lag: &mut Lagrangian<'_>, lambda: &[f64]) ->
         // The root is always bounded, so a point past the deadline still
         // reports a proven bound.
         let stopped = s.settings.deadline.is_some_and(|d| Instant::now() >= d)
+            || s.settings.node_budget.is_some_and(|b| s.nodes >= b)
             || crate::core::interrupt::interrupted();
         if s.nodes > 0 && stopped {
             s.lower = s.lower.min(node.bound);
