@@ -7,6 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serverpick::io::json_matrix::take_inline_matrix;
 use serverpick::io::json_strict::parse_value;
 use serverpick::net::csv_fast::{parse_csv, parse_reference};
 use serverpick::net::matrix::{read_matrix_flat, MatrixSource};
@@ -72,6 +73,13 @@ fn input(c: &mut Criterion) {
             let v = parse_value(black_box(&json), "i.json").expect("json");
             read_matrix_flat(&v, "delay", &here, None, COLS).expect("rows")
         })
+    });
+    // The same matrix in a file's `delay` field, by the fast path that CMA
+    // files now take (`io::json_matrix`).
+    let file = format!("{{\"problem\": \"cma\", \"delay\": {json}}}");
+    g.throughput(Throughput::Bytes(file.len() as u64));
+    g.bench_function("json_inline_fast", |b| {
+        b.iter(|| take_inline_matrix(black_box(&file), "delay").expect("fast path"))
     });
     g.finish();
 }

@@ -84,6 +84,13 @@ pub fn problem_of(path: &Path) -> Result<String> {
 /// The `"problem"` field of an instance file's text (`file` names it in
 /// errors).
 pub fn problem_of_text(text: &str, file: &str) -> Result<String> {
+    // A known problem named at the top level is found without parsing the
+    // whole file (the family's reader parses and checks all of it); any
+    // other case takes the strict parse, so its errors come first as before.
+    let skimmed = crate::io::json_matrix::top_level_string(text, "problem");
+    if let Some(p) = skimmed.filter(|p| reader_of(p).is_some()) {
+        return Ok(p);
+    }
     let value = crate::io::json_strict::parse_value(text, file)?;
     match value.get("problem") {
         Some(serde_json::Value::String(p)) => Ok(p.clone()),

@@ -3,6 +3,7 @@
 //! format lives in its folder (`problems/<family>/file.rs`).
 
 pub mod fields;
+pub mod json_matrix;
 pub mod json_strict;
 pub mod jsonl;
 pub mod solution_file;

@@ -27,7 +27,9 @@
 use crate::core::Source;
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
+use crate::io::json_matrix::take_inline_matrix;
 use crate::io::json_strict::parse_typed;
+use crate::net::csv_fast::FlatMatrix;
 use crate::net::matrix::{read_matrix_flat, write_csv, MatrixSource};
 use crate::problems::cma::file_fields::{check_client_names, check_open_cost, read_players};
 use crate::problems::cma::model::{CmaEvent, CmaInstance, CmaResources, MAX_MIRRORS};
@@ -109,15 +111,35 @@ pub fn parse_cma(text: &str, file: &str, base: &Path) -> Result<CmaInstance> {
     parse_cma_named(text, file, base, "instance")
 }
 
+/// Reads an inline `delay` matrix by the fast path
+/// ([`take_inline_matrix`]) when it applies and the rest of the file then
+/// parses; otherwise everything the slow way (so errors are that path's).
 fn parse_cma_named(text: &str, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
+    if let Some((short, matrix)) = take_inline_matrix(text, "delay") {
+        if let Ok(raw) = parse_typed::<CmaFile>(&short, file) {
+            return validate(raw, Some(matrix), file, base, default_name);
+        }
+    }
     let raw: CmaFile = parse_typed(text, file)?;
-    validate(raw, file, base, default_name)
+    validate(raw, None, file, base, default_name)
 }
 
-fn validate(raw: CmaFile, file: &str, base: &Path, default_name: &str) -> Result<CmaInstance> {
+/// Validates a parsed file; `delay` is its matrix when the fast path
+/// already read it (`raw.delay` is then a placeholder).
+fn validate(
+    raw: CmaFile,
+    delay: Option<FlatMatrix>,
+    file: &str,
+    base: &Path,
+    default_name: &str,
+) -> Result<CmaInstance> {
     check_header(&raw, file)?;
     let (k, mirror_names) = read_count_or_names(&raw.mirrors, file, "mirrors", "mirror")?;
-    let (n, flat) = read_delays(&raw.delay, file, base, k)?;
+    let delay = match delay {
+        Some(m) => m,
+        None => read_delay_matrix(&raw.delay, file, base, k)?,
+    };
+    let (n, flat) = check_delays(delay, file, k)?;
     let players = match &raw.players {
         Some(v) => Some(read_players(v, n, file, base)?),
         None => None,
@@ -176,14 +198,18 @@ fn check_header(raw: &CmaFile, file: &str) -> Result<()> {
     Ok(())
 }
 
-/// Reads the `delay` matrix (n rows of k values, none null) and returns
-/// n with the row-major n × k delays.
-fn read_delays(delay: &Value, file: &str, base: &Path, k: usize) -> Result<(usize, Vec<f64>)> {
+/// Reads the `delay` field's matrix (inline, CSV or `.npy`).
+fn read_delay_matrix(delay: &Value, file: &str, base: &Path, k: usize) -> Result<FlatMatrix> {
     let src = MatrixSource {
         file,
         base_dir: base,
     };
-    let matrix = read_matrix_flat(delay, "delay", &src, None, k)?;
+    read_matrix_flat(delay, "delay", &src, None, k)
+}
+
+/// Checks the `delay` matrix (n rows of k values, none null) and returns
+/// n with the row-major n × k delays.
+fn check_delays(matrix: FlatMatrix, file: &str, k: usize) -> Result<(usize, Vec<f64>)> {
     let n = matrix.rows();
     if n == 0 {
         return Err(Error::input(

@@ -1,0 +1,280 @@
+//! A fast path for large inline numeric matrices in JSON instance files.
+//!
+//! [`take_inline_matrix`] finds a top-level field (`"delay": [[…], …]`) in
+//! the file's text, parses its rows of plain JSON numbers straight from the
+//! bytes (`fast-float2`, correctly rounded like serde_json with
+//! `float_roundtrip`), and returns the text with that value replaced by `[]`,
+//! which the strict reader ([`super::json_strict`]) then parses as before.
+//! Building a `serde_json::Value` per cell costs about 20× the parse itself
+//! (a 1,000 × 1,000 matrix, 13 MB: 234 ms through `Value`s).
+//!
+//! It gives up (`None`) at anything but a well-formed array of arrays of
+//! JSON numbers that are valid latencies (`null`, a string, a nested value,
+//! `NaN`, a negative or too large delay, a number JSON does not allow such
+//! as `01`, `.5` or `+1`, an escaped key): the caller then reads the file
+//! the slow way, so every error message stays the one that path gives. The
+//! caller also falls back when the shortened text does not parse, so
+//! syntax errors keep their line and column. `O(bytes)`.
+
+use crate::net::csv_fast::FlatMatrix;
+use crate::net::matrix::is_latency;
+
+/// The text with the top-level field `key`'s inline matrix replaced by `[]`,
+/// and that matrix; `None` when the fast path does not apply (see the
+/// module doc).
+pub fn take_inline_matrix(text: &str, key: &str) -> Option<(String, FlatMatrix)> {
+    let b = text.as_bytes();
+    let (start, end, matrix) = find_and_parse(b, key)?;
+    let mut short = String::with_capacity(text.len() - (end - start) + 2);
+    short.push_str(&text[..start]);
+    short.push_str("[]");
+    short.push_str(&text[end..]);
+    Some((short, matrix))
+}
+
+/// The byte range of `key`'s value and its parsed matrix.
+fn find_and_parse(b: &[u8], key: &str) -> Option<(usize, usize, FlatMatrix)> {
+    let p = find_top_level(b, key)?;
+    let (end, m) = matrix(b, p)?;
+    Some((p, end, m))
+}
+
+/// The top-level field `key`'s value when it is a string without escapes,
+/// found without parsing the rest of the text (which is not checked: the
+/// caller's strict reader does that). `instance`'s `"problem"` this way
+/// costs nothing next to a large matrix.
+pub fn top_level_string(text: &str, key: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let p = find_top_level(b, key)?;
+    let (start, end) = string(b, p)?;
+    let raw = &text[start + 1..end - 1];
+    (!raw.contains('\\')).then(|| raw.to_string())
+}
+
+/// The position of the first top-level field `key`'s value (keys with
+/// escapes are not matched: the fast paths then give up).
+fn find_top_level(b: &[u8], key: &str) -> Option<usize> {
+    let mut p = ws(b, 0);
+    if b.get(p) != Some(&b'{') {
+        return None;
+    }
+    p += 1;
+    loop {
+        p = ws(b, p);
+        let (k_start, k_end) = string(b, p)?;
+        p = ws(b, k_end);
+        if b.get(p) != Some(&b':') {
+            return None;
+        }
+        p = ws(b, p + 1);
+        let raw = &b[k_start + 1..k_end - 1];
+        if raw.contains(&b'\\') {
+            return None;
+        }
+        if raw == key.as_bytes() {
+            return Some(p);
+        }
+        p = ws(b, skip_value(b, p)?);
+        match b.get(p) {
+            Some(b',') => p += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// Skips JSON whitespace.
+fn ws(b: &[u8], mut p: usize) -> usize {
+    while matches!(b.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        p += 1;
+    }
+    p
+}
+
+/// The string starting at `p`: its start and the position after its
+/// closing quote.
+fn string(b: &[u8], p: usize) -> Option<(usize, usize)> {
+    if b.get(p) != Some(&b'"') {
+        return None;
+    }
+    let mut q = p + 1;
+    loop {
+        match b.get(q)? {
+            b'\\' => q += 2,
+            b'"' => return Some((p, q + 1)),
+            _ => q += 1,
+        }
+    }
+}
+
+/// The position after the value starting at `p` (not validated: the strict
+/// reader does that).
+fn skip_value(b: &[u8], p: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut q = p;
+    loop {
+        match b.get(q)? {
+            b'"' => q = string(b, q)?.1,
+            b'[' | b'{' => {
+                depth += 1;
+                q += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                q += 1;
+            }
+            b',' if depth == 0 => return Some(q),
+            _ => q += 1,
+        }
+        if depth == 0 && !matches!(b.get(q), Some(b) if is_scalar_byte(*b)) {
+            return Some(q);
+        }
+    }
+}
+
+/// Bytes that continue a number or literal (`true`, `null`, `-1.5e3`).
+fn is_scalar_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
+}
+
+/// The matrix starting at `p` (`[`): the position after it and its rows.
+fn matrix(b: &[u8], p: usize) -> Option<(usize, FlatMatrix)> {
+    if b.get(p) != Some(&b'[') {
+        return None;
+    }
+    let mut out = FlatMatrix {
+        values: Vec::with_capacity(b.len() / 4),
+        row_ends: Vec::new(),
+    };
+    let mut q = ws(b, p + 1);
+    if b.get(q) == Some(&b']') {
+        return Some((q + 1, out));
+    }
+    loop {
+        q = row(b, q, &mut out.values)?;
+        out.row_ends.push(out.values.len());
+        q = ws(b, q);
+        match b.get(q)? {
+            b',' => q = ws(b, q + 1),
+            b']' => return Some((q + 1, out)),
+            _ => return None,
+        }
+    }
+}
+
+/// The row starting at `p` (`[`) appended to `out`; the position after it.
+fn row(b: &[u8], p: usize, out: &mut Vec<f64>) -> Option<usize> {
+    if b.get(p) != Some(&b'[') {
+        return None;
+    }
+    let mut q = ws(b, p + 1);
+    if b.get(q) == Some(&b']') {
+        return Some(q + 1);
+    }
+    loop {
+        let len = json_number(&b[q..])?;
+        let token = &b[q..q + len];
+        let v: f64 = fast_float2::parse(token).ok()?;
+        if !is_latency(v) {
+            return None;
+        }
+        out.push(v);
+        q = ws(b, q + len);
+        match b.get(q)? {
+            b',' => q = ws(b, q + 1),
+            b']' => return Some(q + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// The length of the JSON number at the start of `b`
+/// (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), `None` when none.
+fn json_number(b: &[u8]) -> Option<usize> {
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut p = usize::from(b.first() == Some(&b'-'));
+    match b.get(p)? {
+        b'0' => p += 1,
+        b'1'..=b'9' => p += digits(p),
+        _ => return None,
+    }
+    if b.get(p) == Some(&b'.') {
+        let d = digits(p + 1);
+        if d == 0 {
+            return None;
+        }
+        p += 1 + d;
+    }
+    if matches!(b.get(p), Some(b'e' | b'E')) {
+        p += 1;
+        if matches!(b.get(p), Some(b'+' | b'-')) {
+            p += 1;
+        }
+        let d = digits(p);
+        if d == 0 {
+            return None;
+        }
+        p += d;
+    }
+    Some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_matrix_is_taken_and_the_rest_kept() {
+        let text = r#"{"name": "x", "delay": [[1, 2.5], [3e1, -0, 0.0]], "capacity": [2, 2]}"#;
+        let (short, m) = take_inline_matrix(text, "delay").expect("fast path");
+        assert_eq!(short, r#"{"name": "x", "delay": [], "capacity": [2, 2]}"#);
+        assert_eq!(m.values, vec![1.0, 2.5, 30.0, 0.0, 0.0]);
+        assert_eq!(m.row_ends, vec![2, 5]);
+        // `-0` is -0.0, as serde_json reads it.
+        assert!(m.values[3].is_sign_negative());
+    }
+
+    #[test]
+    fn anything_unusual_gives_up() {
+        for bad in [
+            r#"{"delay": [[1, null]]}"#,
+            r#"{"delay": [[1, "2"]]}"#,
+            r#"{"delay": [[1, 01]]}"#,
+            r#"{"delay": [[1, .5]]}"#,
+            r#"{"delay": [[1, +1]]}"#,
+            r#"{"delay": [[1, 1.]]}"#,
+            r#"{"delay": [[1, -1]]}"#,
+            r#"{"delay": [[1, 1e999]]}"#,
+            r#"{"delay": [[1, [2]]]}"#,
+            r#"{"delay": [[1, 2]"#,
+            r#"{"del\u0061y": [[1, 2]]}"#,
+            r#"{"delay": {"csv": "d.csv"}}"#,
+            r#"[1, 2]"#,
+        ] {
+            assert!(take_inline_matrix(bad, "delay").is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_problem_field_is_found_without_parsing_the_rest() {
+        let text = r#"{"delay": [[1, 2]], "problem": "cma", "x": oops"#;
+        assert_eq!(top_level_string(text, "problem").as_deref(), Some("cma"));
+        assert_eq!(
+            top_level_string(r#"{"problem": "c\u006da"}"#, "problem"),
+            None
+        );
+        assert_eq!(top_level_string(r#"{"problem": 3}"#, "problem"), None);
+        assert_eq!(
+            top_level_string(r#"{"a": {"problem": "cma"}}"#, "problem"),
+            None
+        );
+    }
+
+    #[test]
+    fn other_fields_are_skipped_whatever_they_hold() {
+        let text =
+            r#"{"a": {"delay": [[9]]}, "b": "],[\"", "c": [true, null, -1.5e3], "delay": [[4]]}"#;
+        let (short, m) = take_inline_matrix(text, "delay").expect("fast path");
+        assert!(short.ends_with(r#""delay": []}"#), "{short}");
+        assert_eq!(m.values, vec![4.0]);
+    }
+}

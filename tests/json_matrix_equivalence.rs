@@ -1,0 +1,126 @@
+//! Parser equivalence for inline JSON matrices (issue 25): a CMA file whose
+//! `delay` is read by the fast path (`io::json_matrix`) gives the same
+//! instance, bit for bit, or the same error as the slow path. The slow path
+//! is forced by spelling the key `"del\u0061y"` (the fast path does not
+//! match escaped keys; serde reads the same key), on a line of its own so
+//! that line and column of every later syntax error stay the same.
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use serverpick::io::json_matrix::take_inline_matrix;
+use serverpick::problems::cma::file::parse_cma;
+use std::path::Path;
+
+/// The file text around `matrix`, with the key spelled plainly or escaped.
+fn file(matrix: &str, escaped: bool) -> String {
+    let key = if escaped {
+        "\"del\\u0061y\""
+    } else {
+        "\"delay\""
+    };
+    format!(
+        "{{\"problem\": \"cma\", \"version\": 1, \"name\": \"m\", \"mirrors\": 3,\n{key}:\n{matrix},\n\"capacity\": [9, 9, 9]}}"
+    )
+}
+
+/// Both paths give the same instance (delays compared as bits) or the same
+/// error; returns whether the fast path took the matrix.
+fn assert_equivalent(matrix: &str) -> bool {
+    let fast_text = file(matrix, false);
+    let fast = parse_cma(&fast_text, "m.json", Path::new("."));
+    let slow = parse_cma(&file(matrix, true), "m.json", Path::new("."));
+    match (&fast, &slow) {
+        (Ok(f), Ok(s)) => {
+            let bits = |m: &[f64]| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(f.delay_matrix()), bits(s.delay_matrix()), "{matrix}");
+            assert_eq!(f.clients(), s.clients());
+        }
+        (Err(f), Err(s)) => assert_eq!(f.to_string(), s.to_string(), "{matrix}"),
+        _ => panic!("fast {fast:?} but slow {slow:?} on {matrix}"),
+    }
+    take_inline_matrix(&fast_text, "delay").is_some()
+}
+
+/// A delay as a file might spell it (JSON's forms and some it refuses).
+fn cell() -> impl Strategy<Value = String> {
+    let num = (0u32..5_000_000, 0u32..7, 0u8..7).prop_map(|(n, scale, form)| {
+        let v = f64::from(n) / 10f64.powi(scale as i32);
+        match form {
+            0 => format!("{v}"),
+            1 => format!("{v:e}"),
+            2 => format!("{v:E}"),
+            3 => format!("{n}"),
+            4 => format!("{:.17}", v),
+            5 => format!(" {v}\n"),
+            _ => format!("{v:.3}"),
+        }
+    });
+    prop_oneof![
+        90 => num,
+        1 => Just("-0".to_string()),
+        1 => Just("-0.0".to_string()),
+        1 => Just("null".to_string()),
+        1 => Just("\"5\"".to_string()),
+        1 => Just("01".to_string()),
+        1 => Just(".5".to_string()),
+        1 => Just("+1".to_string()),
+        1 => Just("-3".to_string()),
+        1 => Just("1e999".to_string()),
+        1 => Just("2e9".to_string()),
+        1 => Just("[1]".to_string()),
+        1 => Just("18446744073709551617".to_string()),
+    ]
+}
+
+/// Rows of three cells (one per mirror; mutations make them ragged),
+/// `[[…], …]`.
+fn matrix() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::collection::vec(cell(), 3), 1..6).prop_map(|rows| {
+        let rows: Vec<String> = rows.iter().map(|r| format!("[{}]", r.join(", "))).collect();
+        format!("[{}]", rows.join(",\n "))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn generated_matrices_read_alike(m in matrix()) {
+        assert_equivalent(&m);
+    }
+
+    #[test]
+    fn mutated_matrices_read_alike(m in matrix(), at in any::<prop::sample::Index>(),
+                                    with in prop::sample::select(vec![
+                                        "", " ", ",", "[", "]", "]]", "-", ".", "e", "0", "9",
+                                        "null", "\"", "}", "{", "\n",
+                                    ])) {
+        let cut = at.index(m.len() + 1);
+        let mutated = format!("{}{}{}", &m[..cut], with, &m[cut.min(m.len())..]);
+        assert_equivalent(&mutated);
+    }
+}
+
+#[test]
+fn the_fast_path_is_taken_on_plain_matrices() {
+    let plain = "[[1, 2.5, 3e1], [0, -0, 7]]";
+    assert!(assert_equivalent(plain));
+    let inst = parse_cma(&file(plain, false), "m.json", Path::new(".")).expect("reads");
+    // serde_json reads `-0` as -0.0; so must the fast path.
+    assert!(inst.delay(1, 1).is_sign_negative());
+    assert!(assert_equivalent("[]"));
+    assert!(!assert_equivalent("[[1, null, 3]]"));
+}
+
+#[test]
+fn most_generated_files_are_valid_instances() {
+    // Guards the comparison against comparing one header error with itself.
+    let runner = &mut proptest::test_runner::TestRunner::deterministic();
+    let valid = (0..200)
+        .filter(|_| {
+            let m = matrix().new_tree(runner).expect("a case").current();
+            parse_cma(&file(&m, false), "m.json", Path::new(".")).is_ok()
+        })
+        .count();
+    assert!(valid >= 40, "only {valid} of 200 generated files are valid");
+}
