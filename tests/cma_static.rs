@@ -258,14 +258,16 @@ fn fixture_files_read_through_the_dispatcher() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// The sampled price estimate (forced on small instances here) changes
-    /// only the start, never the optimum, and leaves no negative cycle.
+    /// The sampled price estimate and the start's parallel chunks (both
+    /// forced on small instances here) change only the start, never the
+    /// optimum, and leave no negative cycle.
     #[test]
-    fn sampled_start_gives_the_same_optimum(inst in inst_strategy(400, 6, true), from in 16usize..120) {
-        use serverpick::problems::cma::exact_flow::{exact_flow_graph, exact_flow_graph_sampled};
+    fn sampled_start_gives_the_same_optimum(inst in inst_strategy(400, 6, true), from in 16usize..120, chunk in 1usize..150) {
+        use serverpick::problems::cma::exact_flow::{exact_flow_graph, exact_flow_graph_tuned, FlowTuning};
         let clients: Vec<usize> = (0..inst.clients()).collect();
         let plain = exact_flow_graph(&inst, &clients).unwrap();
-        let sampled = exact_flow_graph_sampled(&inst, &clients, from).unwrap();
+        let tuning = FlowTuning { sample_from: from, min_chunk: chunk };
+        let sampled = exact_flow_graph_tuned(&inst, &clients, tuning).unwrap();
         match (plain, sampled) {
             (None, None) => {}
             (Some(a), Some(b)) => {

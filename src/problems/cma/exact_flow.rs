@@ -37,24 +37,40 @@ pub fn exact_flow_graph<'a>(
     inst: &'a CmaInstance,
     clients: &[usize],
 ) -> Result<Option<MoveGraph<'a>>> {
-    exact_flow_graph_sampled(inst, clients, SAMPLE_FROM)
+    exact_flow_graph_tuned(inst, clients, FlowTuning::default())
 }
 
-/// [`exact_flow_graph`] with the size from which the price estimate by
-/// sampling is used (exposed so that tests exercise it on small instances;
-/// the result is optimal either way).
-pub fn exact_flow_graph_sampled<'a>(
+/// Size thresholds of [`exact_flow_graph_tuned`]. The defaults are the
+/// measured best; tests shrink them so that small instances take every
+/// path (the result is optimal either way).
+#[derive(Debug, Clone, Copy)]
+pub struct FlowTuning {
+    /// From this many clients on, the start uses sampled prices.
+    pub sample_from: usize,
+    /// Fewest rows per parallel chunk of the start.
+    pub min_chunk: usize,
+}
+
+impl Default for FlowTuning {
+    fn default() -> Self {
+        FlowTuning {
+            sample_from: SAMPLE_FROM,
+            min_chunk: MIN_CHUNK,
+        }
+    }
+}
+
+/// [`exact_flow_graph`] with explicit [`FlowTuning`].
+pub fn exact_flow_graph_tuned<'a>(
     inst: &'a CmaInstance,
     clients: &[usize],
-    sample_from: usize,
+    tuning: FlowTuning,
 ) -> Result<Option<MoveGraph<'a>>> {
-    solve_with_capacities(
-        inst,
-        inst.capacity.clone(),
-        clients,
-        0,
-        sample_from.max(SAMPLE_STRIDE),
-    )
+    let tuning = FlowTuning {
+        sample_from: tuning.sample_from.max(SAMPLE_STRIDE),
+        min_chunk: tuning.min_chunk.max(1),
+    };
+    solve_with_capacities(inst, inst.capacity.clone(), clients, 0, tuning)
 }
 
 /// The static optimum over every row with capacities `cap` in place of the
@@ -67,7 +83,7 @@ pub fn solve_exact_flow_capacities(
     cap: Vec<usize>,
 ) -> Result<Option<(Vec<usize>, Vec<f64>)>> {
     let clients: Vec<usize> = (0..inst.clients()).collect();
-    let Some(g) = solve_with_capacities(inst, cap, &clients, 0, SAMPLE_FROM)? else {
+    let Some(g) = solve_with_capacities(inst, cap, &clients, 0, FlowTuning::default())? else {
         return Ok(None);
     };
     let assign = (0..inst.clients())
@@ -83,13 +99,17 @@ pub fn solve_exact_flow_capacities(
 const SAMPLE_FROM: usize = 20_000;
 /// One client in this many is sampled for the price estimate.
 const SAMPLE_STRIDE: usize = 16;
+/// Fewest rows per parallel chunk of the start: a chunk collects the
+/// first `2B` moves of every mirror pair before its cuts filter, so
+/// smaller chunks cost more than they split.
+const MIN_CHUNK: usize = 16_384;
 
 fn solve_with_capacities<'a>(
     inst: &'a CmaInstance,
     cap: Vec<usize>,
     clients: &[usize],
     depth: usize,
-    sample_from: usize,
+    tuning: FlowTuning,
 ) -> Result<Option<MoveGraph<'a>>> {
     if clients.len() > cap.iter().fold(0usize, |a, &c| a.saturating_add(c)) {
         return Ok(None);
@@ -97,15 +117,15 @@ fn solve_with_capacities<'a>(
     if !clients.is_empty() && cap.iter().all(|&c| c == 0) {
         return Err(Error::Solver("every mirror has capacity 0".into()));
     }
-    let prices = if clients.len() >= sample_from && depth < 4 {
-        sample_prices(inst, &cap, clients, depth, sample_from)?
+    let prices = if clients.len() >= tuning.sample_from && depth < 4 {
+        sample_prices(inst, &cap, clients, depth, tuning)?
     } else {
         None
     };
-    let (placements, prices) = priced_start(inst, &cap, clients, prices);
     let k = inst.mirrors();
-    let mut g = MoveGraph::with_capacities(inst, cap);
-    g.bulk_place(placements.into_iter());
+    let prices = start_prices(&cap, prices);
+    let tie = tie_tolerance(inst);
+    let mut g = MoveGraph::place_at_prices(inst, cap, clients, &prices, tie, tuning.min_chunk);
     let mut pot = vec![0.0; k + 1];
     for (j, p) in prices.iter().enumerate() {
         if p.is_finite() {
@@ -136,7 +156,7 @@ fn sample_prices(
     cap: &[usize],
     clients: &[usize],
     depth: usize,
-    sample_from: usize,
+    tuning: FlowTuning,
 ) -> Result<Option<Vec<f64>>> {
     let sample: Vec<usize> = clients.iter().copied().step_by(SAMPLE_STRIDE).collect();
     let ratio = sample.len() as f64 / clients.len() as f64;
@@ -144,48 +164,22 @@ fn sample_prices(
         .iter()
         .map(|&c| ((c as f64 * ratio).ceil() as usize).min(c))
         .collect();
-    Ok(solve_with_capacities(inst, scaled, &sample, depth + 1, sample_from)?.map(|g| g.prices()))
+    Ok(solve_with_capacities(inst, scaled, &sample, depth + 1, tuning)?.map(|g| g.prices()))
 }
 
-/// The start of the successive shortest paths: every client at a mirror
-/// minimising `d(i,j) + p_j` (prices 0 = nearest mirror; ties: lower
-/// index). `O(nk)`.
-fn priced_start(
-    inst: &CmaInstance,
-    cap: &[usize],
-    clients: &[usize],
-    prices: Option<Vec<f64>>,
-) -> (Vec<(usize, usize)>, Vec<f64>) {
-    let k = inst.mirrors();
-    let p: Vec<f64> = match prices {
-        Some(p) => (0..k)
-            .map(|j| {
-                if cap[j] > 0 {
-                    p[j].max(0.0)
-                } else {
-                    f64::INFINITY
-                }
-            })
-            .collect(),
-        None => (0..k)
-            .map(|j| if cap[j] > 0 { 0.0 } else { f64::INFINITY })
-            .collect(),
-    };
-    let mut at = vec![0usize; clients.len()];
-    for (idx, &i) in clients.iter().enumerate() {
-        let row = inst.row(i);
-        let (mut best, mut bj) = (f64::INFINITY, 0);
-        for j in 0..k {
-            let c = row[j] + p[j];
-            if c < best {
-                best = c;
-                bj = j;
-            }
-        }
-        at[idx] = bj;
-    }
-    let placements = clients.iter().zip(&at).map(|(&i, &j)| (i, j)).collect();
-    (placements, p)
+/// The prices of the start: the estimate (clamped at 0) or 0, and
+/// `INFINITY` for mirrors without capacity.
+fn start_prices(cap: &[usize], estimate: Option<Vec<f64>>) -> Vec<f64> {
+    let est = |j: usize| estimate.as_ref().map_or(0.0, |p| p[j].max(0.0));
+    (0..cap.len())
+        .map(|j| if cap[j] > 0 { est(j) } else { f64::INFINITY })
+        .collect()
+}
+
+/// Reduced costs this close to 0 count as ties (`d + p` sums of equal
+/// rows differ by rounding only).
+fn tie_tolerance(inst: &CmaInstance) -> f64 {
+    1e-12 * inst.max_delay().max(1.0)
 }
 
 /// Successive shortest paths on the mirrors plus the sink `t` until every
@@ -198,7 +192,7 @@ fn priced_start(
 fn route_imbalance(g: &mut MoveGraph<'_>, x: &mut [usize], n: usize) -> Result<()> {
     let inst = g.instance();
     let k = inst.mirrors();
-    let tie = 1e-12 * inst.max_delay().max(1.0);
+    let tie = tie_tolerance(inst);
     let mut e = vec![0i64; k + 1];
     for &j in g.active() {
         e[j] = g.load(j) as i64 - x[j] as i64;
@@ -235,7 +229,8 @@ fn route_imbalance(g: &mut MoveGraph<'_>, x: &mut [usize], n: usize) -> Result<(
 }
 
 /// Dijkstra over reduced costs from every node with `init` 0 to the first
-/// node with a deficit. `O(k²)` plus row refreshes.
+/// node with a deficit. `O(k²)` plus row refreshes; the relaxation of a
+/// mirror's move arcs is one pass over its cached row.
 fn flow_search(
     g: &mut MoveGraph<'_>,
     x: &[usize],
@@ -243,79 +238,83 @@ fn flow_search(
     init: Vec<f64>,
 ) -> (Search, Option<usize>) {
     let k = g.instance().mirrors();
+    // `open` = the label of every unsettled node, INFINITY once settled
+    // (mirrors without capacity are never reached: their arcs are masked).
+    let mut open = init.clone();
     let mut s = Search {
         dist: init,
         pred: vec![u32::MAX; k + 1],
         reached: false,
     };
-    let mut done = vec![false; k + 1];
-    let active: Vec<usize> = g.active().to_vec();
     loop {
-        let (du, u) = closest_unsettled(&active, k, &done, &s.dist);
+        let (mut u, mut du) = (usize::MAX, f64::INFINITY);
+        for (v, &d) in open.iter().enumerate() {
+            if d < du {
+                (u, du) = (v, d);
+            }
+        }
         if u == usize::MAX {
             return (s, None);
         }
-        done[u] = true;
+        open[u] = f64::INFINITY;
         if e[u] < 0 {
             s.reached = true;
             return (s, Some(u));
         }
-        relax_out_arcs(g, x, &active, (u, du), &mut s, &done);
+        relax_out_arcs(g, x, (u, du), &mut s, &mut open);
     }
-}
-
-/// The unsettled node (an active mirror or the sink `k`) with the smallest
-/// distance, with that distance; `(∞, usize::MAX)` when none is reachable.
-fn closest_unsettled(active: &[usize], k: usize, done: &[bool], dist: &[f64]) -> (f64, usize) {
-    let mut best = (f64::INFINITY, usize::MAX);
-    for v in active.iter().copied().chain(std::iter::once(k)) {
-        if !done[v] && dist[v] < best.0 {
-            best = (dist[v], v);
-        }
-    }
-    best
 }
 
 /// Relaxes the residual arcs out of the settled node `u` (at distance `du`):
 /// from the sink to mirrors with clients of `x`, from a loaded mirror to the
-/// other active mirrors, and from a mirror below capacity to the sink.
+/// other mirrors, and from a mirror below capacity to the sink. Settled
+/// labels (`<= du`) never improve: reduced costs are clipped at 0.
 fn relax_out_arcs(
     g: &mut MoveGraph<'_>,
     x: &[usize],
-    active: &[usize],
     (u, du): (usize, f64),
     s: &mut Search,
-    done: &[bool],
+    open: &mut [f64],
 ) {
     let k = g.instance().mirrors();
-    let pot = g.potentials().to_vec();
-    let mut relax = |v: usize, red: f64| {
+    let relax = |v: usize, red: f64, s: &mut Search, open: &mut [f64]| {
         let d = du + red.max(0.0);
-        if !done[v] && d < s.dist[v] {
+        if d < s.dist[v] {
             s.dist[v] = d;
+            open[v] = d;
             s.pred[v] = u as u32;
         }
     };
     if u == k {
-        for &v in active {
+        let pot = g.potentials();
+        let pt = pot[k];
+        for v in 0..k {
             if x[v] > 0 {
-                relax(v, pot[k] - pot[v]);
+                relax(v, pt - pot[v], s, open);
             }
         }
         return;
     }
     if g.load(u) > 0 {
-        for &v in active {
-            if v != u {
-                let c = g.arc_cost(u, v);
-                if c.is_finite() {
-                    relax(v, c + pot[u] - pot[v]);
-                }
-            }
+        let (row, pot) = g.arc_row(u);
+        let base = pot[u];
+        let uu = u as u32;
+        let labels = s.dist[..k]
+            .iter_mut()
+            .zip(&mut s.pred[..k])
+            .zip(&mut open[..k]);
+        for ((&c, &pv), ((dv, pr), ov)) in row.iter().zip(&pot[..k]).zip(labels) {
+            let red = c + base - pv;
+            let d = du + if red > 0.0 { red } else { 0.0 };
+            let better = d < *dv;
+            *dv = if better { d } else { *dv };
+            *ov = if better { d } else { *ov };
+            *pr = if better { uu } else { *pr };
         }
     }
     if x[u] < g.capacity(u) {
-        relax(k, pot[u] - pot[k]);
+        let pot = g.potentials();
+        relax(k, pot[u] - pot[k], s, open);
     }
 }
 

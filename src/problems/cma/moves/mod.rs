@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::problems::cma::model::CmaInstance;
 use pair::{Entry, Heap};
 
+mod bulk;
 mod pair;
 mod search;
 
@@ -194,11 +195,9 @@ impl<'a> MoveGraph<'a> {
                 .enumerate()
                 .map(|(v, entries)| Heap {
                     heap: entries.into(),
-                    tau: if cut[u * k + v].is_finite() {
-                        prev_float(cut[u * k + v])
-                    } else {
-                        f64::INFINITY
-                    },
+                    tau: cut[u * k + v]
+                        .is_finite()
+                        .then(|| (prev_float(cut[u * k + v]), u32::MAX)),
                     budget,
                 })
                 .collect();
@@ -293,7 +292,7 @@ impl<'a> MoveGraph<'a> {
         for &v in &self.active {
             let key = row[v] - du;
             let h = &mut heaps[v];
-            if v != u && key <= h.tau {
+            if v != u && h.covers(key, i as u32) {
                 h.heap.push(Entry {
                     key,
                     client: i as u32,
@@ -389,12 +388,12 @@ impl<'a> MoveGraph<'a> {
                 return self.scan_pair(u, v);
             };
             match h.heap.peek() {
-                None if h.tau == f64::INFINITY => return None,
+                None if h.tau.is_none() => return None,
                 None => self.rescan_heap(u, v, true),
                 Some(e) if self.stamp[e.client as usize] != e.stamp => {
                     h.heap.pop();
                 }
-                Some(e) if e.key <= h.tau => return Some((e.key, e.client as usize)),
+                Some(e) if h.covers(e.key, e.client) => return Some((e.key, e.client as usize)),
                 Some(_) => self.rescan_heap(u, v, true),
             }
         }
@@ -438,7 +437,7 @@ impl<'a> MoveGraph<'a> {
         let k = self.k;
         let empty = Heap {
             heap: Default::default(),
-            tau: f64::INFINITY,
+            tau: None,
             budget: INITIAL_BUDGET,
         };
         self.heaps[u] = Some(vec![empty; k]);
@@ -453,6 +452,13 @@ impl<'a> MoveGraph<'a> {
     pub fn arc_cost(&mut self, u: usize, v: usize) -> f64 {
         self.refresh_row(u);
         self.arc[u * self.k + v]
+    }
+
+    /// Mirror `u`'s cached cheapest-move costs to every mirror (refreshed
+    /// if needed; `INFINITY` = no arc) and the node potentials.
+    pub fn arc_row(&mut self, u: usize) -> (&[f64], &[f64]) {
+        self.refresh_row(u);
+        (&self.arc[u * self.k..(u + 1) * self.k], &self.pot)
     }
 
     /// Moves the cheapest client from `u` to `v`; returns it.

@@ -41,13 +41,16 @@ impl PartialOrd for Entry {
 
 /// An entry carries the client's move stamp, so a client that left is
 /// skipped when it surfaces. The heap need not hold every client of `u`: it
-/// holds every client whose key is `<= tau`, so its valid top is the true
-/// minimum whenever that top is `<= tau`; otherwise the pair is rescanned
-/// with a larger budget.
+/// holds every client whose move is at most `tau` in the order of
+/// [`Entry::order`] (key, then client; `None`: every client), so its valid
+/// top is the true minimum whenever the heap [`covers`](Heap::covers) it;
+/// otherwise the pair is rescanned with a larger budget. Ordering ties by
+/// client keeps the heap at its budget even when many moves cost the same
+/// (identical rows).
 #[derive(Debug, Clone)]
 pub(super) struct Heap {
     pub heap: BinaryHeap<Entry>,
-    pub tau: f64,
+    pub tau: Option<(f64, u32)>,
     pub budget: usize,
 }
 
@@ -55,17 +58,23 @@ impl Heap {
     /// The `budget` least of `entries` (all of them when they fit).
     pub fn from_entries(mut entries: Vec<Entry>, budget: usize) -> Heap {
         let tau = if entries.len() <= budget {
-            f64::INFINITY
+            None
         } else {
             entries.select_nth_unstable_by(budget - 1, Entry::order);
-            let tau = entries[budget - 1].key;
-            entries.retain(|e| e.key <= tau);
-            tau
+            entries.truncate(budget);
+            let last = entries[budget - 1];
+            Some((last.key, last.client))
         };
         Heap {
             heap: BinaryHeap::from(entries),
             tau,
             budget,
         }
+    }
+
+    /// True when every move up to `(key, client)` is in the heap.
+    pub fn covers(&self, key: f64, client: u32) -> bool {
+        self.tau
+            .is_none_or(|(k, c)| key.total_cmp(&k).then(client.cmp(&c)) != Ordering::Greater)
     }
 }

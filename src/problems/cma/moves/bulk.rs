@@ -1,0 +1,410 @@
+//! Placing many clients at once: every client at a mirror minimising
+//! `d(i,j) + p_j` for given prices, and the cheapest moves of every crowded
+//! mirror pair collected in the same pass over the rows
+//! ([`MoveGraph::place_at_prices`]).
+//!
+//! The rows are split into chunks handled in parallel (rayon); each chunk
+//! collects, per mirror pair, a buffer of its cheapest moves that is cut
+//! back to the `B` least by selection whenever it doubles; the buffers are
+//! merged pairwise. A client tied between several mirrors (equal
+//! `d(i,j) + p_j` up to `tie`, e.g. identical rows) is placed afterwards,
+//! one at a time, on the tied mirror with the most spare capacity: any of
+//! them keeps the placement optimal for its loads, and spreading them
+//! leaves less to route.
+//!
+//! Time `O(nk)` work (`O(nk / threads)` wall) plus `O(k² B log B)` for the
+//! merge; memory `O(k² B)` per chunk in flight.
+
+use super::pair::{Entry, Heap};
+use super::{MoveGraph, NONE, SMALL};
+use crate::problems::cma::model::CmaInstance;
+use rayon::prelude::*;
+
+/// Moves kept per mirror pair at the start (`B`); a pair whose heap runs
+/// out is rescanned from its mirror's members with four times the budget.
+const BULK_BUDGET: usize = 128;
+
+/// Per mirror pair `u·k + v`, a buffer of candidate moves out of `u`: it
+/// holds every offered move up to `cut` in the order of [`Entry::order`]
+/// (key, then client; `(f64::MAX, u32::MAX)` until the first cut).
+struct Collector {
+    k: usize,
+    buf: Vec<Vec<Entry>>,
+    cut: Vec<(f64, u32)>,
+    load: Vec<usize>,
+    /// Tied clients, in row order: (position in the client list, the
+    /// mirrors they are tied between as a bit set; 0 when `k > 64`).
+    /// Their moves are offered once they are placed.
+    tied: Vec<(usize, u64)>,
+}
+
+impl Collector {
+    fn new(k: usize) -> Self {
+        Collector {
+            k,
+            buf: (0..k * k).map(|_| Vec::new()).collect(),
+            cut: vec![(f64::MAX, u32::MAX); k * k],
+            load: vec![0; k],
+            tied: Vec::new(),
+        }
+    }
+
+    /// Offers the moves of client `i` (delay row `row`) out of mirror `u`;
+    /// `mask` is the graph's pair mask (`INFINITY` = no arc). The keys are
+    /// compared with the cuts' keys 64 at a time into a bit mask
+    /// (vectorised); only the few at most their cut are pushed (`<=` on
+    /// keys is a superset of the order; `push` decides equal keys).
+    #[inline]
+    fn offer(&mut self, i: usize, u: usize, row: &[f64], mask: &[f64]) {
+        let k = self.k;
+        let du = row[u];
+        for start in (0..k).step_by(64) {
+            let end = (start + 64).min(k);
+            let cut = &self.cut[u * k + start..u * k + end];
+            let m = &mask[u * k + start..u * k + end];
+            let mut bits = 0u64;
+            for (b, ((&d, &m), &(c, _))) in row[start..end].iter().zip(m).zip(cut).enumerate() {
+                bits |= u64::from(d - du + m <= c) << b;
+            }
+            while bits != 0 {
+                let v = start + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.push(u * k + v, row[v] - du, i);
+            }
+        }
+    }
+
+    fn push(&mut self, p: usize, key: f64, i: usize) {
+        let e = Entry {
+            key,
+            client: i as u32,
+            stamp: 0,
+        };
+        if !within(&e, self.cut[p]) {
+            return;
+        }
+        let b = &mut self.buf[p];
+        b.push(e);
+        if b.len() >= 2 * BULK_BUDGET {
+            self.cut[p] = cut_back(b);
+        }
+    }
+
+    /// The union of two collectors (loads summed).
+    fn merge(mut self, mut other: Collector) -> Collector {
+        for (a, b) in self.load.iter_mut().zip(&other.load) {
+            *a += b;
+        }
+        self.tied.append(&mut other.tied);
+        for p in 0..self.k * self.k {
+            let (x, y) = (self.cut[p], other.cut[p]);
+            let cut = if x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).is_le() {
+                x
+            } else {
+                y
+            };
+            let b = &mut self.buf[p];
+            b.retain(|e| within(e, cut));
+            b.extend(other.buf[p].drain(..).filter(|e| within(e, cut)));
+            self.cut[p] = if b.len() >= 2 * BULK_BUDGET {
+                cut_back(b)
+            } else {
+                cut
+            };
+        }
+        self
+    }
+}
+
+/// Cuts a buffer back to its `B` least entries; returns the new cut (the
+/// `B`-th least entry's key and client).
+fn cut_back(b: &mut Vec<Entry>) -> (f64, u32) {
+    b.select_nth_unstable_by(BULK_BUDGET - 1, Entry::order);
+    b.truncate(BULK_BUDGET);
+    let last = b[BULK_BUDGET - 1];
+    (last.key, last.client)
+}
+
+/// True when `e` is at most `cut` in the order of [`Entry::order`].
+#[inline]
+fn within(e: &Entry, cut: (f64, u32)) -> bool {
+    e.key.total_cmp(&cut.0).then(e.client.cmp(&cut.1)).is_le()
+}
+
+/// A mirror with the least `d(i,j) + p_j` of a row, and the mirrors
+/// within `tie` of that least value: their number, and as a bit set when
+/// `k <= 64` (else 0).
+#[inline]
+fn priced_best(row: &[f64], p: &[f64], tie: f64) -> (usize, usize, u64) {
+    let best = row
+        .iter()
+        .zip(p)
+        .fold(f64::INFINITY, |b, (d, q)| if d + q < b { d + q } else { b });
+    let (mut bj, mut near, mut bits) = (0, 0usize, 0u64);
+    for (j, (d, q)) in row.iter().zip(p).enumerate() {
+        if d + q <= best + tie {
+            near += 1;
+            bj = j;
+            bits |= 1u64.checked_shl(j as u32).unwrap_or(0);
+        }
+    }
+    (bj, near, if row.len() <= 64 { bits } else { 0 })
+}
+
+/// Places one chunk of rows: a client with one least mirror goes there
+/// and its moves are offered; a tied client is only listed.
+fn place_chunk(
+    col: &mut Collector,
+    (c, (at, rows)): (usize, (&mut [u32], &[usize])),
+    chunk: usize,
+    (inst, p, tie, mask): (&CmaInstance, &[f64], f64, &[f64]),
+) {
+    for (t, (a, &i)) in at.iter_mut().zip(rows).enumerate() {
+        let row = inst.row(i);
+        let (u, near, bits) = priced_best(row, p, tie);
+        if near <= 1 {
+            *a = u as u32;
+            col.load[u] += 1;
+            col.offer(i, u, row, mask);
+            continue;
+        }
+        col.tied.push((c * chunk + t, bits));
+    }
+}
+
+impl<'a> MoveGraph<'a> {
+    /// An empty graph with capacities `cap` (see
+    /// [`MoveGraph::with_capacities`]) holding `clients`, each at a mirror
+    /// minimising `d(i,j) + p_j` (`p_j = INFINITY` closes `j`; a client
+    /// within `tie` of several goes to the one with most spare capacity,
+    /// else the lowest index), with the heaps of every crowded mirror built
+    /// in the same pass. The rows are split in one chunk per thread of at
+    /// least `min_chunk` rows. Potentials are left at 0.
+    pub fn place_at_prices(
+        inst: &'a CmaInstance,
+        cap: Vec<usize>,
+        clients: &[usize],
+        p: &[f64],
+        tie: f64,
+        min_chunk: usize,
+    ) -> Self {
+        let threads = rayon::current_num_threads().max(1);
+        let chunk = clients.len().div_ceil(threads).max(min_chunk).max(1);
+        Self::place_at_prices_in(inst, cap, clients, p, tie, chunk)
+    }
+
+    /// [`MoveGraph::place_at_prices`] with `chunk` rows per parallel chunk.
+    fn place_at_prices_in(
+        inst: &'a CmaInstance,
+        cap: Vec<usize>,
+        clients: &[usize],
+        p: &[f64],
+        tie: f64,
+        chunk: usize,
+    ) -> Self {
+        let mut g = Self::with_capacities(inst, cap);
+        let k = g.k;
+        let mut at = vec![NONE; clients.len()];
+        let env = (inst, p, tie, g.mask.as_slice());
+        let mut col = at
+            .par_chunks_mut(chunk)
+            .zip(clients.par_chunks(chunk))
+            .enumerate()
+            .fold(
+                || Collector::new(k),
+                |mut col, part| {
+                    place_chunk(&mut col, part, chunk, env);
+                    col
+                },
+            )
+            .reduce(|| Collector::new(k), Collector::merge);
+        let tied = std::mem::take(&mut col.tied);
+        for &(t, bits) in &tied {
+            let u = if bits != 0 {
+                g.roomiest(bits, &col.load)
+            } else {
+                g.roomiest_tied(inst.row(clients[t]), p, tie, &col.load)
+            };
+            col.load[u] += 1;
+            at[t] = u as u32;
+        }
+        let at_ref = &at;
+        let mask = g.mask.as_slice();
+        let pieces = clients.len().div_ceil(chunk.max(1)).max(1);
+        let col = tied
+            .par_chunks(tied.len().div_ceil(pieces).max(1))
+            .fold(
+                || Collector::new(k),
+                |mut col, part| {
+                    for &(t, _) in part {
+                        let (i, u) = (clients[t], at_ref[t] as usize);
+                        col.offer(i, u, inst.row(i), mask);
+                    }
+                    col
+                },
+            )
+            .reduce(|| Collector::new(k), Collector::merge)
+            .merge(col);
+        for (&a, &i) in at.iter().zip(clients) {
+            let j = a as usize;
+            g.assign[i] = a;
+            g.pos[i] = g.members[j].len() as u32;
+            g.members[j].push(i as u32);
+        }
+        g.install_heaps(col);
+        g
+    }
+
+    /// The mirror of bit set `bits` with the most spare capacity given
+    /// `load` (ties: lowest index).
+    fn roomiest(&self, bits: u64, load: &[usize]) -> usize {
+        let (mut b, mut pick) = (bits, (i64::MIN, 0));
+        while b != 0 {
+            let j = b.trailing_zeros() as usize;
+            b &= b - 1;
+            let room = self.cap[j] as i64 - load[j] as i64;
+            if room > pick.0 {
+                pick = (room, j);
+            }
+        }
+        pick.1
+    }
+
+    /// Among the mirrors within `tie` of a row's least `d + p`, the one
+    /// with the most spare capacity given `load` (ties: lowest index).
+    fn roomiest_tied(&self, row: &[f64], p: &[f64], tie: f64, load: &[usize]) -> usize {
+        let best = row
+            .iter()
+            .zip(p)
+            .map(|(d, pj)| d + pj)
+            .fold(f64::INFINITY, f64::min);
+        let mut pick = (i64::MIN, 0);
+        for (j, (d, pj)) in row.iter().zip(p).enumerate() {
+            let room = self.cap[j] as i64 - load[j] as i64;
+            if d + pj <= best + tie && room > pick.0 {
+                pick = (room, j);
+            }
+        }
+        pick.1
+    }
+
+    /// Turns the collected buffers into the pair heaps of every mirror
+    /// holding more than `SMALL` clients (the others are scanned on
+    /// demand); every cached row is marked stale.
+    fn install_heaps(&mut self, col: Collector) {
+        let k = self.k;
+        let mut bufs = col.buf.into_iter();
+        for u in 0..k {
+            let row: Vec<Vec<Entry>> = bufs.by_ref().take(k).collect();
+            if self.members[u].len() <= SMALL {
+                self.heaps[u] = None;
+                continue;
+            }
+            let heaps = row
+                .into_iter()
+                .enumerate()
+                .map(|(v, entries)| {
+                    let cut = col.cut[u * k + v];
+                    Heap {
+                        heap: entries.into(),
+                        tau: (cut.0 != f64::MAX).then_some(cut),
+                        budget: BULK_BUDGET,
+                    }
+                })
+                .collect();
+            self.heaps[u] = Some(heaps);
+        }
+        self.dirty.iter_mut().for_each(|d| *d = true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Rows drawn from a few distinct patterns (many exact ties), integer
+    /// delays, `k` mirrors with room for `n`.
+    fn tied_instance(n: usize, k: usize, seed: u64) -> CmaInstance {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let patterns: Vec<Vec<f64>> = (0..7)
+            .map(|_| (0..k).map(|_| rng.random_range(0..5) as f64).collect())
+            .collect();
+        let delay: Vec<f64> = (0..n)
+            .flat_map(|_| patterns[rng.random_range(0..patterns.len())].clone())
+            .collect();
+        let cap = vec![n / k + 3; k];
+        CmaInstance::new(format!("tied-{seed}"), cap, delay).expect("valid")
+    }
+
+    /// Asserts that every pair's cheapest move from the heaps equals a scan
+    /// of the source mirror's members.
+    fn assert_heaps_exact(g: &mut MoveGraph<'_>, inst: &CmaInstance, k: usize) {
+        for u in 0..k {
+            for v in 0..k {
+                let scan = g.members[u]
+                    .iter()
+                    .map(|&c| {
+                        (
+                            inst.row(c as usize)[v] - inst.row(c as usize)[u],
+                            c as usize,
+                        )
+                    })
+                    .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let peek = g.peek(u, v);
+                if u == v || scan.is_none() {
+                    assert_eq!(peek, None);
+                } else {
+                    assert_eq!(peek.map(|(c, _)| c), scan.map(|(c, _)| c), "pair {u}->{v}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chunked_placement_builds_exact_heaps_that_stay_exact_under_moves() {
+        for seed in 0..4 {
+            let (n, k) = (4_000, 4);
+            let inst = tied_instance(n, k, seed);
+            let clients: Vec<usize> = (0..n).collect();
+            let p: Vec<f64> = (0..k).map(|j| (j % 3) as f64).collect();
+            for chunk in [7, 300, 1_000, 16_384] {
+                let mut g = MoveGraph::place_at_prices_in(
+                    &inst,
+                    inst.capacity.clone(),
+                    &clients,
+                    &p,
+                    1e-9,
+                    chunk,
+                );
+                for &i in &clients {
+                    let u = g.mirror_of(i).expect("placed");
+                    let row = inst.row(i);
+                    let best = row
+                        .iter()
+                        .zip(&p)
+                        .map(|(d, q)| d + q)
+                        .fold(f64::INFINITY, f64::min);
+                    assert!(
+                        row[u] + p[u] <= best + 1e-9,
+                        "client {i} not at a least d + p"
+                    );
+                }
+                assert_eq!((0..k).map(|j| g.load(j)).sum::<usize>(), n);
+                assert_heaps_exact(&mut g, &inst, k);
+                // Drain well past the budget along a few pairs (heaps run
+                // out and are rescanned), checking after every batch.
+                let mut rng = ChaCha8Rng::seed_from_u64(seed + 100);
+                for _ in 0..4 {
+                    let u = rng.random_range(0..k);
+                    let v = (u + rng.random_range(1..k)) % k;
+                    for _ in 0..(BULK_BUDGET + 90).min(g.load(u)) {
+                        g.move_top(u, v).expect("a client to move");
+                    }
+                    assert_heaps_exact(&mut g, &inst, k);
+                }
+            }
+        }
+    }
+}
