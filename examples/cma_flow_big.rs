@@ -23,17 +23,23 @@ fn vm_mb(field: &str) -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-/// CPU time of this thread, seconds (/proc/thread-self/schedstat), so that
-/// timings on a shared machine count only the time actually on a core.
+/// CPU time of every thread of this process, seconds (the sum of
+/// /proc/self/task/*/schedstat), so that timings on a shared machine count
+/// only the time actually on a core (rayon's workers included).
 fn cpu_s() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    let ns: f64 = tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| {
             s.split_whitespace()
                 .next()
                 .and_then(|v| v.parse::<f64>().ok())
         })
-        .map_or(f64::NAN, |ns| ns / 1e9)
+        .sum();
+    ns / 1e9
 }
 
 fn main() {

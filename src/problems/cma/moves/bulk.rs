@@ -20,15 +20,27 @@ use super::{MoveGraph, NONE, SMALL};
 use crate::problems::cma::model::CmaInstance;
 use rayon::prelude::*;
 
-/// Moves kept per mirror pair at the start (`B`); a pair whose heap runs
-/// out is rescanned from its mirror's members with four times the budget.
+/// Most moves kept per mirror pair at the start (`B`); a pair whose heap
+/// runs out is rescanned from its mirror's members with four times the
+/// budget.
 const BULK_BUDGET: usize = 128;
+/// Fewest moves kept per mirror pair.
+const MIN_BUDGET: usize = 16;
+
+/// The budget `B` for `n` clients on `k` mirrors: about a fortieth of a
+/// mirror's clients, between 16 and 128 (a budget near a mirror's size
+/// makes the start push most moves and buys nothing: small instances move
+/// few clients per pair).
+fn budget_for(n: usize, k: usize) -> usize {
+    (n / (40 * k.max(1))).clamp(MIN_BUDGET, BULK_BUDGET)
+}
 
 /// Per mirror pair `u·k + v`, a buffer of candidate moves out of `u`: it
 /// holds every offered move up to `cut` in the order of [`Entry::order`]
 /// (key, then client; `(f64::MAX, u32::MAX)` until the first cut).
 struct Collector {
     k: usize,
+    budget: usize,
     buf: Vec<Vec<Entry>>,
     cut: Vec<(f64, u32)>,
     load: Vec<usize>,
@@ -39,9 +51,10 @@ struct Collector {
 }
 
 impl Collector {
-    fn new(k: usize) -> Self {
+    fn new(k: usize, budget: usize) -> Self {
         Collector {
             k,
+            budget,
             buf: (0..k * k).map(|_| Vec::new()).collect(),
             cut: vec![(f64::MAX, u32::MAX); k * k],
             load: vec![0; k],
@@ -85,8 +98,8 @@ impl Collector {
         }
         let b = &mut self.buf[p];
         b.push(e);
-        if b.len() >= 2 * BULK_BUDGET {
-            self.cut[p] = cut_back(b);
+        if b.len() >= 2 * self.budget {
+            self.cut[p] = cut_back(b, self.budget);
         }
     }
 
@@ -106,8 +119,8 @@ impl Collector {
             let b = &mut self.buf[p];
             b.retain(|e| within(e, cut));
             b.extend(other.buf[p].drain(..).filter(|e| within(e, cut)));
-            self.cut[p] = if b.len() >= 2 * BULK_BUDGET {
-                cut_back(b)
+            self.cut[p] = if b.len() >= 2 * self.budget {
+                cut_back(b, self.budget)
             } else {
                 cut
             };
@@ -118,10 +131,10 @@ impl Collector {
 
 /// Cuts a buffer back to its `B` least entries; returns the new cut (the
 /// `B`-th least entry's key and client).
-fn cut_back(b: &mut Vec<Entry>) -> (f64, u32) {
-    b.select_nth_unstable_by(BULK_BUDGET - 1, Entry::order);
-    b.truncate(BULK_BUDGET);
-    let last = b[BULK_BUDGET - 1];
+fn cut_back(b: &mut Vec<Entry>, budget: usize) -> (f64, u32) {
+    b.select_nth_unstable_by(budget - 1, Entry::order);
+    b.truncate(budget);
+    let last = b[budget - 1];
     (last.key, last.client)
 }
 
@@ -140,15 +153,27 @@ fn priced_best(row: &[f64], p: &[f64], tie: f64) -> (usize, usize, u64) {
         .iter()
         .zip(p)
         .fold(f64::INFINITY, |b, (d, q)| if d + q < b { d + q } else { b });
-    let (mut bj, mut near, mut bits) = (0, 0usize, 0u64);
+    let lim = best + tie;
+    if row.len() <= 64 {
+        // Branch-free: the near mirrors as a bit set.
+        let mut bits = 0u64;
+        for (j, (d, q)) in row.iter().zip(p).enumerate() {
+            bits |= u64::from(d + q <= lim) << j;
+        }
+        return (
+            bits.trailing_zeros() as usize,
+            bits.count_ones() as usize,
+            bits,
+        );
+    }
+    let (mut bj, mut near) = (0, 0usize);
     for (j, (d, q)) in row.iter().zip(p).enumerate() {
-        if d + q <= best + tie {
+        if d + q <= lim {
             near += 1;
             bj = j;
-            bits |= 1u64.checked_shl(j as u32).unwrap_or(0);
         }
     }
-    (bj, near, if row.len() <= 64 { bits } else { 0 })
+    (bj, near, 0)
 }
 
 /// Places one chunk of rows: a client with one least mirror goes there
@@ -204,6 +229,7 @@ impl<'a> MoveGraph<'a> {
     ) -> Self {
         let mut g = Self::with_capacities(inst, cap);
         let k = g.k;
+        let budget = budget_for(clients.len(), k);
         let mut at = vec![NONE; clients.len()];
         let env = (inst, p, tie, g.mask.as_slice());
         let mut col = at
@@ -211,13 +237,13 @@ impl<'a> MoveGraph<'a> {
             .zip(clients.par_chunks(chunk))
             .enumerate()
             .fold(
-                || Collector::new(k),
+                || Collector::new(k, budget),
                 |mut col, part| {
                     place_chunk(&mut col, part, chunk, env);
                     col
                 },
             )
-            .reduce(|| Collector::new(k), Collector::merge);
+            .reduce(|| Collector::new(k, budget), Collector::merge);
         let tied = std::mem::take(&mut col.tied);
         for &(t, bits) in &tied {
             let u = if bits != 0 {
@@ -234,7 +260,7 @@ impl<'a> MoveGraph<'a> {
         let col = tied
             .par_chunks(tied.len().div_ceil(pieces).max(1))
             .fold(
-                || Collector::new(k),
+                || Collector::new(k, budget),
                 |mut col, part| {
                     for &(t, _) in part {
                         let (i, u) = (clients[t], at_ref[t] as usize);
@@ -243,7 +269,7 @@ impl<'a> MoveGraph<'a> {
                     col
                 },
             )
-            .reduce(|| Collector::new(k), Collector::merge)
+            .reduce(|| Collector::new(k, budget), Collector::merge)
             .merge(col);
         for (&a, &i) in at.iter().zip(clients) {
             let j = a as usize;
@@ -308,7 +334,7 @@ impl<'a> MoveGraph<'a> {
                     Heap {
                         heap: entries.into(),
                         tau: (cut.0 != f64::MAX).then_some(cut),
-                        budget: BULK_BUDGET,
+                        budget: col.budget,
                     }
                 })
                 .collect();
@@ -399,7 +425,7 @@ mod tests {
                 for _ in 0..4 {
                     let u = rng.random_range(0..k);
                     let v = (u + rng.random_range(1..k)) % k;
-                    for _ in 0..(BULK_BUDGET + 90).min(g.load(u)) {
+                    for _ in 0..(budget_for(n, k) + 90).min(g.load(u)) {
                         g.move_top(u, v).expect("a client to move");
                     }
                     assert_heaps_exact(&mut g, &inst, k);
