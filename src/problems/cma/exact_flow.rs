@@ -2,24 +2,31 @@
 //! successive shortest paths on the `k`-mirror move graph
 //! ([`crate::problems::cma::moves`]), exploiting few mirrors and many clients.
 //!
-//! 1. start: on large instances (`n >= 20,000`), prices `p` are estimated by
-//!    solving every 16th client exactly with capacities scaled to the
-//!    sample (recursively); small instances use `p = 0`. Every client goes to
-//!    a mirror minimising `d(i,j) + p_j` (`O(nk)`), so the state is optimal
-//!    for its loads and `π_j = −p_j`, `π_t = 0` are valid potentials. A
-//!    mirror with a price counts as full (its arc to the sink `t` is
-//!    saturated) even when it has room: it then has a deficit to fill;
+//! 1. start: from 2,000 clients on, prices `p` are estimated by solving
+//!    every 16th client exactly with capacities scaled to the sample
+//!    (recursively); smaller instances use `p = 0`. One pass over the rows,
+//!    in parallel chunks ([`MoveGraph::place_at_prices`]), puts every
+//!    client on a mirror minimising `d(i,j) + p_j` and collects the
+//!    cheapest moves of every mirror pair; a client tied between mirrors
+//!    (identical rows, common in generated and measured data) goes to the
+//!    tied mirror with the most room. The state is optimal for its loads
+//!    and `π_j = −p_j`, `π_t = 0` are valid potentials. A mirror with a
+//!    price counts as full (its arc to the sink `t` is saturated) even when
+//!    it has room: it then has a deficit to fill;
 //! 2. successive shortest paths on the mirrors plus `t` (arcs: client moves
 //!    `u → v` costing the cheapest `d(i,v) − d(i,u)`, `j → t` while below
 //!    capacity, `t → j` while it has flow): Dijkstra on reduced costs
 //!    (`O(k²)`) from every node with excess to the first node with a
 //!    deficit; the path is applied and the potentials updated; while the
 //!    same path stays at zero reduced cost (ties) it is re-applied without a
-//!    new search. With good prices little is left to route (100,000 × 20:
-//!    about 2,000 units instead of 36,000 from the nearest mirrors);
+//!    new search. With good prices little is left to route (1,000,000 ×
+//!    50, `gen cma --scenario static --seed 1`: 8,172 units in 141 searches,
+//!    against 147,061 when tied clients all took their lowest-index
+//!    mirror);
 //! 3. certificate: dual prices `p_j = max(0, π_t − π_j)` give the LP dual
 //!    bound `Σ_i min_j (d(i,j) + p_j) − Σ_j C_j p_j` (`O(nk)`), which equals
-//!    the total delay at an optimum.
+//!    the total delay at an optimum (parallel chunks, summed in a fixed
+//!    order).
 //!
 //! Time `O(nk + E·(k² + L·k log B))` for total initial excess `E` and chain
 //! length `L`; memory `O(n + k² B)` beyond the delay matrix. `n > Σ C_j` is
