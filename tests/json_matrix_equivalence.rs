@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use serverpick::io::json_matrix::take_inline_matrix;
+use serverpick::io::json_matrix::{take_inline_matrix, take_inline_matrix_in_pieces};
 use serverpick::problems::cma::file::parse_cma;
 use std::path::Path;
 
@@ -38,7 +38,24 @@ fn assert_equivalent(matrix: &str) -> bool {
         (Err(f), Err(s)) => assert_eq!(f.to_string(), s.to_string(), "{matrix}"),
         _ => panic!("fast {fast:?} but slow {slow:?} on {matrix}"),
     }
+    assert_pieces_alike(&fast_text);
     take_inline_matrix(&fast_text, "delay").is_some()
+}
+
+/// The parallel pieces give the sequential parse's result (bits, row ends
+/// and the shortened text) or its refusal, for any number of pieces.
+fn assert_pieces_alike(text: &str) {
+    let one = take_inline_matrix_in_pieces(text, "delay", 1);
+    let bits = |r: &Option<(String, serverpick::net::csv_fast::FlatMatrix)>| {
+        r.as_ref().map(|(short, m)| {
+            let v: Vec<u64> = m.values.iter().map(|v| v.to_bits()).collect();
+            (short.clone(), v, m.row_ends.clone())
+        })
+    };
+    for pieces in [2, 3, 5, 8, 13] {
+        let many = take_inline_matrix_in_pieces(text, "delay", pieces);
+        assert_eq!(bits(&many), bits(&one), "{pieces} pieces on {text}");
+    }
 }
 
 /// A delay as a file might spell it (JSON's forms and some it refuses).
@@ -98,6 +115,16 @@ proptest! {
         let cut = at.index(m.len() + 1);
         let mutated = format!("{}{}{}", &m[..cut], with, &m[cut.min(m.len())..]);
         assert_equivalent(&mutated);
+    }
+
+    /// Row-like text after the matrix (`, [` in later fields) never joins
+    /// it: a piece starting there is not reached from the matrix.
+    #[test]
+    fn pieces_ignore_row_like_text_after_the_matrix(m in matrix(), tail in prop::sample::select(vec![
+        "", ", [1, 2, 3]", ",[[4], [5, [6]]]", ", [\"a\", [7]], [8]",
+    ])) {
+        let text = format!("{{\"delay\": {m}, \"x\": [0{tail}], \"y\": [[9]{tail}]}}");
+        assert_pieces_alike(&text);
     }
 }
 

@@ -18,26 +18,51 @@
 //! syntax errors keep their line and column. `O(bytes)`.
 
 use crate::net::csv_fast::FlatMatrix;
+
 use crate::net::matrix::is_latency;
+
+mod pieces;
 
 /// The text with the top-level field `key`'s inline matrix replaced by `[]`,
 /// and that matrix; `None` when the fast path does not apply (see the
 /// module doc).
 pub fn take_inline_matrix(text: &str, key: &str) -> Option<(String, FlatMatrix)> {
+    let pieces = if text.len() >= PARALLEL_FROM {
+        rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    take_inline_matrix_in_pieces(text, key, pieces)
+}
+
+/// Texts from this size on are parsed in one piece per thread.
+const PARALLEL_FROM: usize = 4 << 20;
+
+/// [`take_inline_matrix`] with the matrix's text split into `pieces`
+/// parsed in parallel (rayon). Each piece after the first starts at the
+/// first row opening (`[` after `,`) past its share of the bytes and
+/// parses whole rows up to the next piece's start; a piece counts only
+/// when the one before it stopped exactly at its start, which proves that
+/// the start is a row of the matrix (a start past the matrix's end is
+/// never reached that way). The result, and every refusal, is the
+/// sequential parse's. `O(bytes / pieces)` wall.
+pub fn take_inline_matrix_in_pieces(
+    text: &str,
+    key: &str,
+    pieces: usize,
+) -> Option<(String, FlatMatrix)> {
     let b = text.as_bytes();
-    let (start, end, matrix) = find_and_parse(b, key)?;
+    let start = find_top_level(b, key)?;
+    let (end, matrix) = if pieces > 1 {
+        pieces::matrix(b, start, pieces)?
+    } else {
+        matrix(b, start)?
+    };
     let mut short = String::with_capacity(text.len() - (end - start) + 2);
     short.push_str(&text[..start]);
     short.push_str("[]");
     short.push_str(&text[end..]);
     Some((short, matrix))
-}
-
-/// The byte range of `key`'s value and its parsed matrix.
-fn find_and_parse(b: &[u8], key: &str) -> Option<(usize, usize, FlatMatrix)> {
-    let p = find_top_level(b, key)?;
-    let (end, m) = matrix(b, p)?;
-    Some((p, end, m))
 }
 
 /// The top-level field `key`'s value when it is a string without escapes,
@@ -84,7 +109,7 @@ fn find_top_level(b: &[u8], key: &str) -> Option<usize> {
 }
 
 /// Skips JSON whitespace.
-fn ws(b: &[u8], mut p: usize) -> usize {
+pub(super) fn ws(b: &[u8], mut p: usize) -> usize {
     while matches!(b.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         p += 1;
     }
@@ -163,7 +188,7 @@ fn matrix(b: &[u8], p: usize) -> Option<(usize, FlatMatrix)> {
 }
 
 /// The row starting at `p` (`[`) appended to `out`; the position after it.
-fn row(b: &[u8], p: usize, out: &mut Vec<f64>) -> Option<usize> {
+pub(super) fn row(b: &[u8], p: usize, out: &mut Vec<f64>) -> Option<usize> {
     if b.get(p) != Some(&b'[') {
         return None;
     }
