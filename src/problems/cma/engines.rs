@@ -153,9 +153,8 @@ impl Engine<CmaInstance> for ExactFlow {
             return settle(exact_flow_weighted(inst));
         }
         // The start and the bound run on rayon: `--threads` sizes the pool.
-        let found = crate::lp::model_out::install(&ctx.deadline, || {
-            exact_flow::solve_exact_flow(inst)
-        });
+        let found =
+            crate::lp::model_out::install(&ctx.deadline, || exact_flow::solve_exact_flow(inst));
         settle(found.map(|found| match found {
             Some((assign, bound)) => {
                 Outcome::claim(Status::Optimal, CmaSolution::whole(assign), Some(bound))

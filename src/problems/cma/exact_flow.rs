@@ -127,15 +127,22 @@ fn solve_with_capacities<'a>(
     if !clients.is_empty() && cap.iter().all(|&c| c == 0) {
         return Err(Error::Solver("every mirror has capacity 0".into()));
     }
-    let prices = if clients.len() >= tuning.sample_from && depth < 4 {
-        sample_prices(inst, &cap, clients, depth, tuning)?
+    let (prices, seed) = if clients.len() >= tuning.sample_from && depth < 4 {
+        sample_prices(inst, &cap, clients, depth, tuning)?.unzip()
     } else {
-        None
+        (None, None)
     };
     let k = inst.mirrors();
     let prices = start_prices(&cap, prices);
     let tie = tie_tolerance(inst);
-    let mut g = MoveGraph::place_at_prices(inst, cap, clients, &prices, tie, tuning.min_chunk);
+    let mut g = MoveGraph::place_at_prices(
+        inst,
+        cap,
+        clients,
+        (&prices, tie),
+        seed.as_deref(),
+        tuning.min_chunk,
+    );
     let mut pot = vec![0.0; k + 1];
     for (j, p) in prices.iter().enumerate() {
         if p.is_finite() {
@@ -160,21 +167,25 @@ fn solve_with_capacities<'a>(
 }
 
 /// Prices estimated by solving every `SAMPLE_STRIDE`-th client exactly with
-/// capacities scaled to the sample (rounded up), recursively.
+/// capacities scaled to the sample (rounded up), recursively, and the
+/// sample start's seed cuts ([`MoveGraph::seed_cuts`]).
 fn sample_prices(
     inst: &CmaInstance,
     cap: &[usize],
     clients: &[usize],
     depth: usize,
     tuning: FlowTuning,
-) -> Result<Option<Vec<f64>>> {
+) -> Result<Option<(Vec<f64>, Vec<f64>)>> {
     let sample: Vec<usize> = clients.iter().copied().step_by(SAMPLE_STRIDE).collect();
     let ratio = sample.len() as f64 / clients.len() as f64;
     let scaled: Vec<usize> = cap
         .iter()
         .map(|&c| ((c as f64 * ratio).ceil() as usize).min(c))
         .collect();
-    Ok(solve_with_capacities(inst, scaled, &sample, depth + 1, tuning)?.map(|g| g.prices()))
+    Ok(
+        solve_with_capacities(inst, scaled, &sample, depth + 1, tuning)?
+            .map(|g| (g.prices(), g.seed_cuts().to_vec())),
+    )
 }
 
 /// The prices of the start: the estimate (clamped at 0) or 0, and

@@ -51,12 +51,17 @@ struct Collector {
 }
 
 impl Collector {
-    fn new(k: usize, budget: usize) -> Self {
+    /// An empty collector; `seed` gives initial cuts (keys; any client).
+    fn new(k: usize, budget: usize, seed: Option<&[f64]>) -> Self {
+        let cut = match seed {
+            Some(s) if s.len() == k * k => s.iter().map(|&c| (c, u32::MAX)).collect(),
+            _ => vec![(f64::MAX, u32::MAX); k * k],
+        };
         Collector {
             k,
             budget,
             buf: (0..k * k).map(|_| Vec::new()).collect(),
-            cut: vec![(f64::MAX, u32::MAX); k * k],
+            cut,
             load: vec![0; k],
             tied: Vec::new(),
         }
@@ -138,6 +143,22 @@ fn cut_back(b: &mut Vec<Entry>, budget: usize) -> (f64, u32) {
     (last.key, last.client)
 }
 
+/// Rank of the collected move kept as a pair's seed cut: with samples of
+/// one row in 16, the seed estimates the whole instance's 384th least move
+/// (3 × the largest budget), so the start collects about `3B` moves per
+/// pair and rarely cuts.
+const SEED_RANK: usize = 24;
+
+/// The `SEED_RANK`-th least key of a buffer (`f64::MAX` when shorter).
+fn seed_key(b: &[Entry]) -> f64 {
+    if b.len() < SEED_RANK {
+        return f64::MAX;
+    }
+    let mut keys: Vec<f64> = b.iter().map(|e| e.key).collect();
+    let (_, k, _) = keys.select_nth_unstable_by(SEED_RANK - 1, f64::total_cmp);
+    *k
+}
+
 /// True when `e` is at most `cut` in the order of [`Entry::order`].
 #[inline]
 fn within(e: &Entry, cut: (f64, u32)) -> bool {
@@ -204,18 +225,28 @@ impl<'a> MoveGraph<'a> {
     /// within `tie` of several goes to the one with most spare capacity,
     /// else the lowest index), with the heaps of every crowded mirror built
     /// in the same pass. The rows are split in one chunk per thread of at
-    /// least `min_chunk` rows. Potentials are left at 0.
+    /// least `min_chunk` rows. `seed` (per pair, e.g. a sample's
+    /// [`MoveGraph::seed_cuts`]) caps the moves collected from the start;
+    /// any cap is correct (a pair whose heap runs out is rescanned), a good
+    /// one saves most of the collecting. Potentials are left at 0.
     pub fn place_at_prices(
         inst: &'a CmaInstance,
         cap: Vec<usize>,
         clients: &[usize],
-        p: &[f64],
-        tie: f64,
+        (p, tie): (&[f64], f64),
+        seed: Option<&[f64]>,
         min_chunk: usize,
     ) -> Self {
         let threads = rayon::current_num_threads().max(1);
         let chunk = clients.len().div_ceil(threads).max(min_chunk).max(1);
-        Self::place_at_prices_in(inst, cap, clients, p, tie, chunk)
+        Self::place_at_prices_in(inst, cap, clients, (p, tie), seed, chunk)
+    }
+
+    /// Per mirror pair, the `SEED_RANK`-th least move the start collected
+    /// (`f64::MAX` when it collected fewer): run on a `1/s` sample, an
+    /// estimate of the whole instance's `s·SEED_RANK`-th least move.
+    pub fn seed_cuts(&self) -> &[f64] {
+        &self.seed_cuts
     }
 
     /// [`MoveGraph::place_at_prices`] with `chunk` rows per parallel chunk.
@@ -223,8 +254,8 @@ impl<'a> MoveGraph<'a> {
         inst: &'a CmaInstance,
         cap: Vec<usize>,
         clients: &[usize],
-        p: &[f64],
-        tie: f64,
+        (p, tie): (&[f64], f64),
+        seed: Option<&[f64]>,
         chunk: usize,
     ) -> Self {
         let mut g = Self::with_capacities(inst, cap);
@@ -237,13 +268,13 @@ impl<'a> MoveGraph<'a> {
             .zip(clients.par_chunks(chunk))
             .enumerate()
             .fold(
-                || Collector::new(k, budget),
+                || Collector::new(k, budget, seed),
                 |mut col, part| {
                     place_chunk(&mut col, part, chunk, env);
                     col
                 },
             )
-            .reduce(|| Collector::new(k, budget), Collector::merge);
+            .reduce(|| Collector::new(k, budget, seed), Collector::merge);
         let tied = std::mem::take(&mut col.tied);
         for &(t, bits) in &tied {
             let u = if bits != 0 {
@@ -260,7 +291,7 @@ impl<'a> MoveGraph<'a> {
         let col = tied
             .par_chunks(tied.len().div_ceil(pieces).max(1))
             .fold(
-                || Collector::new(k, budget),
+                || Collector::new(k, budget, seed),
                 |mut col, part| {
                     for &(t, _) in part {
                         let (i, u) = (clients[t], at_ref[t] as usize);
@@ -269,7 +300,7 @@ impl<'a> MoveGraph<'a> {
                     col
                 },
             )
-            .reduce(|| Collector::new(k, budget), Collector::merge)
+            .reduce(|| Collector::new(k, budget, seed), Collector::merge)
             .merge(col);
         for (&a, &i) in at.iter().zip(clients) {
             let j = a as usize;
@@ -319,6 +350,7 @@ impl<'a> MoveGraph<'a> {
     /// demand); every cached row is marked stale.
     fn install_heaps(&mut self, col: Collector) {
         let k = self.k;
+        self.seed_cuts = col.buf.iter().map(|b| seed_key(b)).collect();
         let mut bufs = col.buf.into_iter();
         for u in 0..k {
             let row: Vec<Vec<Entry>> = bufs.by_ref().take(k).collect();
@@ -388,6 +420,8 @@ mod tests {
         }
     }
 
+    /// Chunk sizes from 7 rows to one chunk; at 300 rows per chunk, seed
+    /// cuts far below most moves (any seed must stay correct).
     #[test]
     fn chunked_placement_builds_exact_heaps_that_stay_exact_under_moves() {
         for seed in 0..4 {
@@ -396,12 +430,13 @@ mod tests {
             let clients: Vec<usize> = (0..n).collect();
             let p: Vec<f64> = (0..k).map(|j| (j % 3) as f64).collect();
             for chunk in [7, 300, 1_000, 16_384] {
+                let low = (chunk == 300).then(|| vec![0.5; k * k]);
                 let mut g = MoveGraph::place_at_prices_in(
                     &inst,
                     inst.capacity.clone(),
                     &clients,
-                    &p,
-                    1e-9,
+                    (&p, 1e-9),
+                    low.as_deref(),
                     chunk,
                 );
                 for &i in &clients {

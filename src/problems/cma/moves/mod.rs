@@ -76,6 +76,10 @@ pub struct MoveGraph<'a> {
     /// Node potentials; index `k` is the sink `t`.
     pot: Vec<f64>,
     scratch: Scratch,
+    /// Per pair, the `SEED_RANK`-th least move collected by
+    /// [`MoveGraph::place_at_prices`] (`f64::MAX` when fewer): from a
+    /// sample, an initial cut for the whole instance's start.
+    seed_cuts: Vec<f64>,
     /// Client moves performed so far (transfers).
     pub moves: usize,
 }
@@ -127,6 +131,7 @@ impl<'a> MoveGraph<'a> {
             dirty: vec![false; k],
             pot: vec![0.0; k + 1],
             scratch: Scratch::default(),
+            seed_cuts: Vec::new(),
             moves: 0,
         }
     }
