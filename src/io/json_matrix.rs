@@ -53,11 +53,7 @@ pub fn take_inline_matrix_in_pieces(
 ) -> Option<(String, FlatMatrix)> {
     let b = text.as_bytes();
     let start = find_top_level(b, key)?;
-    let (end, matrix) = if pieces > 1 {
-        pieces::matrix(b, start, pieces)?
-    } else {
-        matrix(b, start)?
-    };
+    let (end, matrix) = pieces::matrix(b, start, pieces.max(1))?;
     let mut short = String::with_capacity(text.len() - (end - start) + 2);
     short.push_str(&text[..start]);
     short.push_str("[]");
@@ -160,31 +156,6 @@ fn skip_value(b: &[u8], p: usize) -> Option<usize> {
 /// Bytes that continue a number or literal (`true`, `null`, `-1.5e3`).
 fn is_scalar_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
-}
-
-/// The matrix starting at `p` (`[`): the position after it and its rows.
-fn matrix(b: &[u8], p: usize) -> Option<(usize, FlatMatrix)> {
-    if b.get(p) != Some(&b'[') {
-        return None;
-    }
-    let mut out = FlatMatrix {
-        values: Vec::with_capacity(b.len() / 4),
-        row_ends: Vec::new(),
-    };
-    let mut q = ws(b, p + 1);
-    if b.get(q) == Some(&b']') {
-        return Some((q + 1, out));
-    }
-    loop {
-        q = row(b, q, &mut out.values)?;
-        out.row_ends.push(out.values.len());
-        q = ws(b, q);
-        match b.get(q)? {
-            b',' => q = ws(b, q + 1),
-            b']' => return Some((q + 1, out)),
-            _ => return None,
-        }
-    }
 }
 
 /// The row starting at `p` (`[`) appended to `out`; the position after it.

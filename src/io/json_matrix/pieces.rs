@@ -17,8 +17,9 @@ enum Stop {
 /// sequential parse would refuse (or a start that is not a row).
 type Piece = Option<(FlatMatrix, Stop)>;
 
-/// The matrix starting at `p` (`[`), parsed in `pieces` parallel pieces:
-/// the position after it and its rows, exactly as the sequential parse.
+/// The matrix starting at `p` (`[`), parsed in `pieces` parallel pieces
+/// (one piece: sequentially): the position after it and its rows, the
+/// same for any number of pieces.
 pub(super) fn matrix(b: &[u8], p: usize, pieces: usize) -> Option<(usize, FlatMatrix)> {
     if b.get(p) != Some(&b'[') {
         return None;
@@ -63,7 +64,12 @@ fn row_start_from(b: &[u8], at: usize) -> Option<usize> {
 /// Rows from `start` until the matrix ends or the next row would begin at
 /// `next`.
 fn parse_piece(b: &[u8], start: usize, next: Option<usize>) -> Piece {
-    let mut out = FlatMatrix::default();
+    // About one value per 4 bytes at most (`0,` is the shortest cell
+    // with its comma: 2 bytes; typical cells take 6 to 20).
+    let mut out = FlatMatrix {
+        values: Vec::with_capacity((next.unwrap_or(b.len()) - start) / 4),
+        row_ends: Vec::new(),
+    };
     let mut q = start;
     loop {
         q = row(b, q, &mut out.values)?;
