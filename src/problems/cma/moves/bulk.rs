@@ -263,7 +263,7 @@ impl<'a> MoveGraph<'a> {
         let budget = budget_for(clients.len(), k);
         let mut at = vec![NONE; clients.len()];
         let env = (inst, p, tie, g.mask.as_slice());
-        let mut col = at
+        let col = at
             .par_chunks_mut(chunk)
             .zip(clients.par_chunks(chunk))
             .enumerate()
@@ -275,33 +275,8 @@ impl<'a> MoveGraph<'a> {
                 },
             )
             .reduce(|| Collector::new(k, budget, seed), Collector::merge);
-        let tied = std::mem::take(&mut col.tied);
-        for &(t, bits) in &tied {
-            let u = if bits != 0 {
-                g.roomiest(bits, &col.load)
-            } else {
-                g.roomiest_tied(inst.row(clients[t]), p, tie, &col.load)
-            };
-            col.load[u] += 1;
-            at[t] = u as u32;
-        }
-        let at_ref = &at;
-        let mask = g.mask.as_slice();
         let pieces = clients.len().div_ceil(chunk.max(1)).max(1);
-        let col = tied
-            .par_chunks(tied.len().div_ceil(pieces).max(1))
-            .fold(
-                || Collector::new(k, budget, seed),
-                |mut col, part| {
-                    for &(t, _) in part {
-                        let (i, u) = (clients[t], at_ref[t] as usize);
-                        col.offer(i, u, inst.row(i), mask);
-                    }
-                    col
-                },
-            )
-            .reduce(|| Collector::new(k, budget, seed), Collector::merge)
-            .merge(col);
+        let col = g.place_tied(col, &mut at, clients, (p, tie), (pieces, seed));
         for (&a, &i) in at.iter().zip(clients) {
             let j = a as usize;
             g.assign[i] = a;
@@ -310,6 +285,44 @@ impl<'a> MoveGraph<'a> {
         }
         g.install_heaps(col);
         g
+    }
+
+    /// Places the tied clients `col` listed, in row order, each on its
+    /// roomiest tied mirror, then offers their moves (in `pieces` parallel
+    /// parts, reading their rows again); returns `col` with them.
+    fn place_tied(
+        &self,
+        mut col: Collector,
+        at: &mut [u32],
+        clients: &[usize],
+        (p, tie): (&[f64], f64),
+        (pieces, seed): (usize, Option<&[f64]>),
+    ) -> Collector {
+        let tied = std::mem::take(&mut col.tied);
+        for &(t, bits) in &tied {
+            let u = if bits != 0 {
+                self.roomiest(bits, &col.load)
+            } else {
+                self.roomiest_tied(self.inst.row(clients[t]), p, tie, &col.load)
+            };
+            col.load[u] += 1;
+            at[t] = u as u32;
+        }
+        let (k, budget, inst, at) = (self.k, col.budget, self.inst, &*at);
+        let mask = self.mask.as_slice();
+        tied.par_chunks(tied.len().div_ceil(pieces).max(1))
+            .fold(
+                || Collector::new(k, budget, seed),
+                |mut col, part| {
+                    for &(t, _) in part {
+                        let (i, u) = (clients[t], at[t] as usize);
+                        col.offer(i, u, inst.row(i), mask);
+                    }
+                    col
+                },
+            )
+            .reduce(|| Collector::new(k, budget, seed), Collector::merge)
+            .merge(col)
     }
 
     /// The mirror of bit set `bits` with the most spare capacity given
