@@ -1,6 +1,8 @@
 //! CMA benchmarks (fixed seeds): `exact-flow` on 100,000 clients × 20
 //! mirrors (BRITE-like delays, tight random capacities, and uniform random
-//! delays), and the per-event cost of incremental J-SA/L-SA against the
+//! delays) and 200,000 × 50 (BRITE-like), each beside one `j-greedy` pass
+//! on the same instance (issue 25's yardstick: exact-flow in at most a few
+//! greedy passes), and the per-event cost of incremental J-SA/L-SA against the
 //! paper's O(nk) rebuild in the seed 002 §4.3 dynamic scenario with 20
 //! mirrors; `exact-flow` with player counts (10,000 regions × 200 mirrors,
 //! 10⁷ players). Run: `cargo bench --bench cma`.
@@ -8,6 +10,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serverpick::core::{Ctx, SolveOptions};
+use serverpick::problems::cma::engines::cma_engine;
 use serverpick::problems::cma::exact_flow::solve_exact_flow;
 use serverpick::problems::cma::gen::{generate_cma, GenCmaConfig, Scenario};
 use serverpick::problems::cma::model::CmaInstance;
@@ -38,12 +42,18 @@ fn uniform_static(n: usize, k: usize, seed: u64) -> CmaInstance {
 fn exact_flow(c: &mut Criterion) {
     let mut g = c.benchmark_group("cma_exact_flow");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
+    let greedy = cma_engine("j-greedy").expect("engine");
+    let opts = SolveOptions::default();
     for (label, inst) in [
         ("brite_100000x20", brite_static(100_000, 20, 7)),
         ("uniform_100000x20", uniform_static(100_000, 20, 7)),
+        ("brite_200000x50", brite_static(200_000, 50, 7)),
     ] {
         g.bench_function(label, |b| {
             b.iter(|| solve_exact_flow(&inst).expect("solve").expect("feasible"))
+        });
+        g.bench_function(format!("{label}_j_greedy"), |b| {
+            b.iter(|| greedy.solve(&inst, &Ctx::new(&opts)))
         });
     }
     g.finish();
