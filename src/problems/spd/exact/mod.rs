@@ -123,6 +123,7 @@ pub mod p2p_few;
 pub mod p2p_hosts;
 pub mod p2p_lex;
 pub mod p2p_search;
+pub(crate) mod p2p_support;
 
 use crate::core::engine::{Ctx, Engine};
 use crate::core::{SolveOptions, Status};

@@ -6,7 +6,7 @@ use crate::core::{within_bound, Status};
 use crate::lp::highs::MipSettings;
 use crate::lp::highs::{minimise, Col, MipBuilder};
 use crate::lp::model_out::Stage;
-use crate::problems::spd::exact::Deadline;
+use crate::problems::spd::exact::{p2p_support, Deadline};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use good_lp::{constraint, variable, Constraint, Expression};
 
@@ -68,7 +68,7 @@ pub(crate) fn pair_q(inst: &SpdInstance, s: usize, x: f64, t: usize, y: f64) -> 
 
 /// For every server, its allowed clients: `allowed[s]` = `(client, access)`
 /// sorted by access. A client may use `s` when, for every other client, some
-/// server gives a pair that fits. `None` names a client with no server.
+/// server gives a pair that fits. `Err` names a client with no server.
 pub(crate) fn allowed_pairs(
     inst: &SpdInstance,
     lim: &Limits,
@@ -122,43 +122,29 @@ fn allowed_directly(inst: &SpdInstance, lim: &Limits) -> Result<Vec<Vec<(usize, 
 
 /// [`allowed_pairs`] without a lower limit: pair delays grow with the access
 /// (IEEE addition is monotone), so for each server `s` and client `j` the
-/// accesses that reach `j` are a prefix of `s`'s clients sorted by access;
-/// one binary search per `(s, j)` finds it, and a client is allowed when its
-/// place is inside every other client's prefix (the least and second-least
-/// prefix handle "other"). Same answer as [`allowed_directly`] in
-/// `O(n · m · log m · n)` instead of `O(m² n²)`.
-fn allowed_by_threshold(inst: &SpdInstance, lim: &Limits) -> Result<Vec<Vec<(usize, f64)>>, usize> {
+/// accesses that reach `j` are a prefix of `s`'s clients sorted by access,
+/// and a client is allowed when its place is inside every other client's
+/// prefix: one round of [`p2p_support::round`] from every reachable pair
+/// (the servers `t` of `j` with nearly the least `D(s,t) + a(j,t)` give the
+/// prefix, found by binary search). Same answer as [`allowed_directly`] in
+/// `O(n² · m + n · m · log m)` instead of `O(m² n²)`.
+pub(crate) fn allowed_by_threshold(
+    inst: &SpdInstance,
+    lim: &Limits,
+) -> Result<Vec<Vec<(usize, f64)>>, usize> {
     let (n, m) = (inst.servers(), inst.clients());
-    let mut allowed = vec![Vec::new(); n];
-    let mut placed = vec![false; m];
-    for (s, list) in allowed.iter_mut().enumerate() {
-        let mut order: Vec<(f64, usize)> = (0..m)
-            .map(|c| (inst.access(c, s), c))
-            .filter(|p| p.0.is_finite())
-            .collect();
-        order.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-        // (least prefix, its client), second-least prefix
-        let (mut least, mut who, mut second) = (usize::MAX, usize::MAX, usize::MAX);
-        for j in 0..m {
-            let k = order.partition_point(|&(a, _)| reaches(inst, lim, s, a, j));
-            if k < least {
-                (second, least, who) = (least, k, j);
-            } else if k < second {
-                second = k;
-            }
-        }
-        for (p, &(a, c)) in order.iter().enumerate() {
-            let cap = if c == who { second } else { least };
-            if p < cap {
-                list.push((c, a));
-                placed[c] = true;
-            }
-        }
-    }
-    match placed.iter().position(|&p| !p) {
-        Some(c) => Err(c),
-        None => Ok(allowed),
-    }
+    let mut all: Vec<Vec<(usize, f64)>> = (0..n)
+        .map(|s| {
+            let mut order: Vec<(usize, f64)> = (0..m)
+                .map(|c| (c, inst.access(c, s)))
+                .filter(|p| p.1.is_finite())
+                .collect();
+            order.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+            order
+        })
+        .collect();
+    p2p_support::round(inst, lim, &mut all)?;
+    Ok(all)
 }
 
 /// A column's meaning, to build start vectors.

@@ -28,7 +28,7 @@ pub(crate) fn min_hosts(
         return HostStage::Proven(sc.clone());
     }
     if dl.expired() {
-        // The pair filter alone costs O(n·m·log m·n): out of time, report
+        // The pair filter alone costs O(n²·m + n·m·log m): out of time, report
         // what is known rather than overrun the limit.
         return HostStage::Unproven(incumbent, known_lb.max(1));
     }

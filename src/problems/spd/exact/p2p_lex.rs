@@ -117,13 +117,18 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
     if dl.expired() {
         return Probe::Unknown("the deadline was hit".into());
     }
+    // the pair filter first: below the least feasible delay it already
+    // refutes the test, without running the heuristics
+    let Ok(lists) = allowed_pairs(inst, &lim) else {
+        return Probe::Infeasible;
+    };
     if k > 2 {
         if let Some(sc) = heuristic_at(inst, &lim, k) {
             return Probe::Feasible(sc);
         }
     }
-    if let Some(p) = p2p_search::decide(inst, lim, k, u64::MAX, dl) {
-        return p;
+    if let Some(mut search) = p2p_search::Search::new(inst, lim, lists, dl.clone()) {
+        return search.decide(k, u64::MAX);
     }
     match k {
         1 => return p2p_few::single_host(inst, &lim),

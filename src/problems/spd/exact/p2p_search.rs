@@ -11,9 +11,10 @@
 //! hosts `s != t`, and a client joining `s` fits with `hi_s` and `lo_s`
 //! (distinct pairs on one host). So for every server `s` the access values
 //! a client may have on `s` form a *window*, one contiguous run of `s`'s
-//! clients sorted by access ([`allowed_pairs`]), narrowed by binary search
-//! (with the evaluator's exact arithmetic, [`pair_q`]) each time an envelope
-//! grows. Clients are bitsets; a window is the difference of two prefix
+//! clients sorted by access
+//! ([`allowed_pairs`](super::p2p::allowed_pairs)), narrowed by binary
+//! search (with the evaluator's exact arithmetic, [`pair_q`]) each time an
+//! envelope grows. Clients are bitsets; a window is the difference of two prefix
 //! bitsets.
 //!
 //! A node of the search:
@@ -42,7 +43,7 @@
 //! node costs `O(n·m/64 + n·log m + Σ_s |window_s|)` for `n` servers and
 //! `m` clients; the prefix bitsets take `O(Σ_s |allowed_s| · m/64)` words.
 
-use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits};
+use crate::problems::spd::exact::p2p::{pair_q, Limits};
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use bits::{clear, has, ones, set, Bits, Counts};
@@ -103,7 +104,9 @@ struct State {
 
 /// Decides whether some assignment with at most `k` hosts has all pairs in
 /// `lim`, within `budget` nodes and the deadline. `None` when the search
-/// declines (too large for its bitsets).
+/// declines (too large for its bitsets). (The engine's stages build the
+/// [`Search`] themselves; the tests decide through this.)
+#[cfg(test)]
 pub(crate) fn decide(
     inst: &SpdInstance,
     lim: Limits,
@@ -111,16 +114,17 @@ pub(crate) fn decide(
     budget: u64,
     dl: &Deadline,
 ) -> Option<Probe> {
-    match allowed_pairs(inst, &lim) {
+    match crate::problems::spd::exact::p2p::allowed_pairs(inst, &lim) {
         Ok(lists) => Search::new(inst, lim, lists, dl.clone()).map(|mut s| s.decide(k, budget)),
         Err(_) => Some(Probe::Infeasible),
     }
 }
 
 impl<'a> Search<'a> {
-    /// The search over `lists` ([`allowed_pairs`] at `lim`); `None` when
-    /// its prefix bitsets would exceed [`MAX_PREFIX_WORDS`] or the clients
-    /// [`MAX_CLIENTS`].
+    /// The search over `lists`
+    /// ([`allowed_pairs`](super::p2p::allowed_pairs) at `lim`); `None`
+    /// when its prefix bitsets would exceed [`MAX_PREFIX_WORDS`] or the
+    /// clients [`MAX_CLIENTS`].
     pub(crate) fn new(
         inst: &'a SpdInstance,
         lim: Limits,

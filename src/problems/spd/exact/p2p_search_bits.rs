@@ -3,14 +3,17 @@
 /// Client bitsets.
 pub(super) type Bits = Vec<u64>;
 
+#[inline]
 pub(super) fn set(b: &mut [u64], i: usize) {
     b[i / 64] |= 1 << (i % 64);
 }
 
+#[inline]
 pub(super) fn clear(b: &mut [u64], i: usize) {
     b[i / 64] &= !(1 << (i % 64));
 }
 
+#[inline]
 pub(super) fn has(b: &[u64], i: usize) -> bool {
     b[i / 64] >> (i % 64) & 1 == 1
 }
@@ -46,7 +49,9 @@ impl Counts {
         }
     }
 
-    /// Adds one to every client in `x`.
+    /// Adds one to every client in `x`. Inlined into the search's node
+    /// loop (a separate call cost about 20% of `host-search`'s time).
+    #[inline]
     pub(super) fn add(&mut self, x: &[u64]) {
         for (i, &v) in x.iter().enumerate() {
             let mut carry = v;

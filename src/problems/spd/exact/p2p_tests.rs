@@ -219,6 +219,102 @@ fn allowed_pairs_by_threshold_equals_the_definition() {
     }
 }
 
+/// A tiny instance with real-valued latencies that sum to near-ties: each
+/// value is a multiple of 0.1 (inexact in binary) nudged by a few ulps, so
+/// float sums `D(s,t) + a(j,t)` of different servers differ by rounding
+/// only, and the threshold is a pair value itself.
+fn near_ties(rng: &mut ChaCha8Rng, n: usize, m: usize) -> (SpdInstance, Limits) {
+    let val = |rng: &mut ChaCha8Rng, hi: u32| {
+        let x = f64::from(rng.random_range(1..=hi)) * 0.1;
+        x * (1.0 + f64::from(rng.random_range(-3..=3i32)) * f64::EPSILON)
+    };
+    let mut links = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.random::<f64>() < 0.6 {
+                links.push((u, v, val(rng, 6)));
+            }
+        }
+    }
+    let access: Vec<Vec<Option<f64>>> = (0..m)
+        .map(|_| {
+            (0..n)
+                .map(|_| (rng.random::<f64>() < 0.9).then(|| val(rng, 12)))
+                .collect()
+        })
+        .collect();
+    let net = ServerNetwork::new(n, &links);
+    let inst = SpdInstance::new("near", CommModel::P2p, net, &access, BoundSpec::Factor(1.0))
+        .expect("valid instance");
+    // the threshold: some pair value (ties with it must be kept exactly)
+    let (c, s, t) = (
+        rng.random_range(0..m),
+        rng.random_range(0..n),
+        rng.random_range(0..n),
+    );
+    let (x, y) = (inst.access(c, s), inst.access((c + 1) % m, t));
+    let q = pair_q(&inst, s, x, t, y);
+    let hi = if q.is_finite() { q } else { inst.bound };
+    let lim = Limits {
+        mu: inst.bound.max(hi),
+        hi,
+        lo: f64::NEG_INFINITY,
+    };
+    (inst, lim)
+}
+
+/// The threshold form of `allowed_pairs` (which checks only the servers
+/// with nearly the least `D(s,t) + a(j,t)` exactly) equals the definition
+/// when those sums tie up to rounding and the threshold is a pair value.
+#[test]
+fn allowed_pairs_by_threshold_is_exact_on_near_ties() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    for seed in 0..600 {
+        let (n, m) = (rng.random_range(2..=7), rng.random_range(2..=9));
+        let (inst, lim) = near_ties(&mut rng, n, m);
+        let sorted = |r: Result<Vec<Vec<(usize, f64)>>, usize>| {
+            r.map(|mut v| {
+                for l in &mut v {
+                    l.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+                }
+                v
+            })
+        };
+        assert_eq!(
+            sorted(super::allowed_by_threshold(&inst, &lim)),
+            sorted(super::allowed_directly(&inst, &lim)),
+            "seed {seed}"
+        );
+    }
+}
+
+/// A case where the server with the least float sum `D(s,t) + a(j,t)`
+/// (0.1 + 0.8 = 0.9) is not the one with the least pair delay: the other
+/// (0.7000000000000001 + 0.2 = 0.9000000000000001) gives 1.2 against
+/// 1.2000000000000002 in the evaluator's order, so only it fits the
+/// threshold 1.2; a filter that checked the least sum alone would drop a
+/// feasible pair.
+#[test]
+fn allowed_pairs_by_threshold_checks_near_least_servers() {
+    let x = 0.1 * 3.0;
+    let d02 = 0.1 * 7.0;
+    let links = [(0, 1, 0.1), (0, 2, d02), (1, 2, 5.0)];
+    let net = ServerNetwork::new(3, &links);
+    let access = vec![vec![Some(x), None, None], vec![None, Some(0.8), Some(0.2)]];
+    let inst = SpdInstance::new("ulp", CommModel::P2p, net, &access, BoundSpec::Factor(1.0))
+        .expect("valid instance");
+    let lim = Limits {
+        mu: 10.0,
+        hi: 1.2,
+        lo: f64::NEG_INFINITY,
+    };
+    assert_eq!(pair_q(&inst, 0, x, 2, 0.2), 1.2);
+    assert!(pair_q(&inst, 0, x, 1, 0.8) > 1.2);
+    let want = vec![vec![(0, x)], vec![], vec![(1, 0.2)]];
+    assert_eq!(super::allowed_directly(&inst, &lim), Ok(want.clone()));
+    assert_eq!(super::allowed_by_threshold(&inst, &lim), Ok(want));
+}
+
 /// The MILP route's own model (not the reference), written by a run that
 /// writes its models, read back and solved, has the host count the route
 /// proves; a lower-limit model (both sides) too.
