@@ -197,25 +197,31 @@ fn presolve_infeasibility_claims_are_rechecked() {
 /// The threshold form of `allowed_pairs` (no lower limit) equals its
 /// definition on random instances with ties, unreachable pairs and tight
 /// bounds.
+/// The pair filter's threshold form gives the definition's pairs (each
+/// list sorted by delay, then server).
+fn assert_threshold_form_equals_definition(inst: &SpdInstance, lim: &Limits, seed: u64) {
+    let sorted = |r: Result<Vec<Vec<(usize, f64)>>, usize>| {
+        r.map(|mut v| {
+            for l in &mut v {
+                l.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+            }
+            v
+        })
+    };
+    assert_eq!(
+        sorted(super::allowed_by_threshold(inst, lim)),
+        sorted(super::allowed_directly(inst, lim)),
+        "seed {seed}"
+    );
+}
+
 #[test]
 fn allowed_pairs_by_threshold_equals_the_definition() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
     for seed in 0..600 {
         let (inst, mut lim, _) = random_case(&mut rng, seed, 9);
         lim.lo = f64::NEG_INFINITY;
-        let sorted = |r: Result<Vec<Vec<(usize, f64)>>, usize>| {
-            r.map(|mut v| {
-                for l in &mut v {
-                    l.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
-                }
-                v
-            })
-        };
-        assert_eq!(
-            sorted(super::allowed_by_threshold(&inst, &lim)),
-            sorted(super::allowed_directly(&inst, &lim)),
-            "seed {seed}"
-        );
+        assert_threshold_form_equals_definition(&inst, &lim, seed);
     }
 }
 
@@ -272,19 +278,7 @@ fn allowed_pairs_by_threshold_is_exact_on_near_ties() {
     for seed in 0..600 {
         let (n, m) = (rng.random_range(2..=7), rng.random_range(2..=9));
         let (inst, lim) = near_ties(&mut rng, n, m);
-        let sorted = |r: Result<Vec<Vec<(usize, f64)>>, usize>| {
-            r.map(|mut v| {
-                for l in &mut v {
-                    l.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
-                }
-                v
-            })
-        };
-        assert_eq!(
-            sorted(super::allowed_by_threshold(&inst, &lim)),
-            sorted(super::allowed_directly(&inst, &lim)),
-            "seed {seed}"
-        );
+        assert_threshold_form_equals_definition(&inst, &lim, seed);
     }
 }
 
