@@ -7,15 +7,20 @@
 //! collects, per mirror pair, a buffer of its cheapest moves that is cut
 //! back to the `B` least by selection whenever it doubles; the buffers are
 //! merged pairwise. A client tied between several mirrors (equal
-//! `d(i,j) + p_j` up to `tie`, e.g. identical rows) is placed afterwards,
-//! one at a time, on the tied mirror with the most spare capacity: any of
-//! them keeps the placement optimal for its loads, and spreading them
-//! leaves less to route.
+//! `d(i,j) + p_j` up to `tie`, e.g. identical rows) is placed afterwards:
+//! any of them keeps the placement optimal for its loads, so the tied
+//! clients are split between their mirrors by a small maximum flow over
+//! their groups that fills the mirrors' room, priced mirrors first
+//! ([`super::ties`]), which leaves less to route; a client the flow leaves
+//! over (or every tied client when `k > 64`) goes to its tied mirror with
+//! the most spare capacity.
 //!
 //! Time `O(nk)` work (`O(nk / threads)` wall) plus `O(k² B log B)` for the
-//! merge; memory `O(k² B)` per chunk in flight.
+//! merge and the flow's `O(A·G k)` (`G` groups, `A` augmenting paths);
+//! memory `O(k² B)` per chunk in flight.
 
 use super::pair::{Entry, Heap};
+use super::ties;
 use super::{MoveGraph, NONE, SMALL};
 use crate::problems::cma::model::CmaInstance;
 use rayon::prelude::*;
@@ -287,9 +292,11 @@ impl<'a> MoveGraph<'a> {
         g
     }
 
-    /// Places the tied clients `col` listed, in row order, each on its
-    /// roomiest tied mirror, then offers their moves (in `pieces` parallel
-    /// parts, reading their rows again); returns `col` with them.
+    /// Places the tied clients `col` listed: as the flow of
+    /// [`ties::split_groups`] splits their groups, the rest in row order
+    /// each on its roomiest tied mirror; then offers their moves (in
+    /// `pieces` parallel parts, reading their rows again); returns `col`
+    /// with them.
     fn place_tied(
         &self,
         mut col: Collector,
@@ -299,7 +306,8 @@ impl<'a> MoveGraph<'a> {
         (pieces, seed): (usize, Option<&[f64]>),
     ) -> Collector {
         let tied = std::mem::take(&mut col.tied);
-        for &(t, bits) in &tied {
+        let left = self.place_by_flow(&tied, at, p, &mut col.load);
+        for &(t, bits) in &left {
             let u = if bits != 0 {
                 self.roomiest(bits, &col.load)
             } else {
@@ -323,6 +331,50 @@ impl<'a> MoveGraph<'a> {
             )
             .reduce(|| Collector::new(k, budget, seed), Collector::merge)
             .merge(col)
+    }
+
+    /// Places the tied clients (position in the client list, tied mirrors
+    /// as a bit set) that the flow of [`ties::split_groups`] covers, each
+    /// group's in row order, adding them to `load`; returns the others
+    /// (every tied client when some has no bit set, `k > 64`, or there are
+    /// more than [`ties::MAX_GROUPS`] groups).
+    fn place_by_flow(
+        &self,
+        tied: &[(usize, u64)],
+        at: &mut [u32],
+        p: &[f64],
+        load: &mut [usize],
+    ) -> Vec<(usize, u64)> {
+        let mut groups: Vec<u64> = tied.iter().map(|&(_, b)| b).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        if groups.first() == Some(&0) || groups.len() > ties::MAX_GROUPS {
+            return tied.to_vec();
+        }
+        // Every bit set of `tied` is in `groups`.
+        let of = |b: u64| groups.binary_search(&b).unwrap_or(0);
+        let mut count = vec![0usize; groups.len()];
+        tied.iter().for_each(|&(_, b)| count[of(b)] += 1);
+        let room: Vec<i64> = (0..self.k)
+            .map(|j| self.cap[j] as i64 - load[j] as i64)
+            .collect();
+        let priced: Vec<bool> = p.iter().map(|&q| q > 0.0 && q.is_finite()).collect();
+        let mut quota = ties::split_groups(&groups, &count, &room, &priced);
+        let mut left = Vec::new();
+        for &(t, b) in tied {
+            let q = &mut quota[of(b)];
+            let Some((j, c)) = q.last_mut() else {
+                left.push((t, b));
+                continue;
+            };
+            at[t] = *j as u32;
+            load[*j] += 1;
+            *c -= 1;
+            if *c == 0 {
+                q.pop();
+            }
+        }
+        left
     }
 
     /// The mirror of bit set `bits` with the most spare capacity given

@@ -35,6 +35,7 @@ use pair::{Entry, Heap};
 mod bulk;
 mod pair;
 mod search;
+mod ties;
 
 const NONE: u32 = u32::MAX;
 const INITIAL_BUDGET: usize = 128;
