@@ -22,6 +22,7 @@ pub mod dispatch;
 pub mod export;
 pub mod foreign;
 pub mod import;
+pub mod merge;
 pub mod plot;
 pub mod profile;
 pub mod row;
@@ -30,6 +31,7 @@ pub mod shard;
 pub mod summary;
 
 pub use dispatch::{Dispatch, Registry};
+pub use merge::merge;
 pub use row::{annotate, BenchRow};
-pub use runner::{merge, run_bench, BenchConfig, BenchOutcome};
+pub use runner::{run_bench, BenchConfig, BenchOutcome};
 pub use shard::Shard;

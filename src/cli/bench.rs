@@ -267,6 +267,6 @@ pub fn run_bench(args: &BenchArgs, m: &clap::ArgMatches) -> Result<()> {
 
 /// Runs `serverpick bench-merge`.
 pub fn run_bench_merge(args: &BenchMergeArgs) -> Result<()> {
-    let outcome = runner::merge(&args.dirs, &args.out, &Registry)?;
+    let outcome = crate::bench::merge::merge(&args.dirs, &args.out, &Registry)?;
     report("bench-merge", &args.out, &outcome)
 }
