@@ -3,12 +3,17 @@
 //! instance, bit for bit, or the same error as the slow path. The slow path
 //! is forced by spelling the key `"del\u0061y"` (the fast path does not
 //! match escaped keys; serde reads the same key), on a line of its own so
-//! that line and column of every later syntax error stay the same.
+//! that line and column of every later syntax error stay the same. SPD
+//! files' `access` and `server_latency` take the same fast path with
+//! `null` allowed (a missing value), checked the same way.
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use serverpick::io::json_matrix::{take_inline_matrix, take_inline_matrix_in_pieces};
+use serverpick::io::json_matrix::{
+    take_inline_matrix, take_inline_matrix_in_pieces, take_inline_matrix_in_pieces_of, Cells,
+};
 use serverpick::problems::cma::file::parse_cma;
+use serverpick::problems::spd::file::parse_spd;
 use std::path::Path;
 
 /// The file text around `matrix`, with the key spelled plainly or escaped.
@@ -126,6 +131,114 @@ proptest! {
         let text = format!("{{\"delay\": {m}, \"x\": [0{tail}], \"y\": [[9]{tail}]}}");
         assert_pieces_alike(&text);
     }
+}
+
+/// An SPD file (3 servers) with `matrix` as its `access` (over a link
+/// network) or as its `server_latency` (with a fixed access matrix), the
+/// key spelled plainly or escaped.
+fn spd_file(matrix: &str, as_access: bool, escaped: bool) -> String {
+    let key = match (as_access, escaped) {
+        (true, false) => "\"access\"",
+        (true, true) => "\"acc\\u0065ss\"",
+        (false, false) => "\"server_latency\"",
+        (false, true) => "\"server_l\\u0061tency\"",
+    };
+    let other = if as_access {
+        "\"links\": [[0, 1, 5], [1, 2, 7.5]]"
+    } else {
+        "\"access\": [[1, 2, 3], [4, null, 6]]"
+    };
+    format!(
+        "{{\"problem\": \"spd\", \"version\": 1, \"name\": \"s\", \"model\": \"p2p\",\n\
+         \"bound\": 1000, \"servers\": 3,\n{key}:\n{matrix},\n{other}}}"
+    )
+}
+
+/// The SPD form of [`assert_equivalent`]: the same instance (every field,
+/// through its debug form, which spells each float exactly) or the same
+/// error; returns whether the fast path took the matrix.
+fn assert_spd_equivalent(matrix: &str, as_access: bool) -> bool {
+    let fast_text = spd_file(matrix, as_access, false);
+    let fast = parse_spd(&fast_text, "s.json", Path::new("."));
+    let slow = parse_spd(&spd_file(matrix, as_access, true), "s.json", Path::new("."));
+    match (&fast, &slow) {
+        (Ok(f), Ok(s)) => assert_eq!(format!("{f:?}"), format!("{s:?}"), "{matrix}"),
+        (Err(f), Err(s)) => assert_eq!(f.to_string(), s.to_string(), "{matrix}"),
+        _ => panic!("fast {fast:?} but slow {slow:?} on {matrix}"),
+    }
+    let key = if as_access {
+        "access"
+    } else {
+        "server_latency"
+    };
+    let one = take_inline_matrix_in_pieces_of(&fast_text, key, 1, Cells::LatenciesOrNull);
+    for pieces in [2, 3, 5] {
+        let many = take_inline_matrix_in_pieces_of(&fast_text, key, pieces, Cells::LatenciesOrNull);
+        let bits = |r: &Option<(String, serverpick::net::csv_fast::FlatMatrix)>| {
+            r.as_ref().map(|(t, m)| {
+                let v: Vec<u64> = m.values.iter().map(|v| v.to_bits()).collect();
+                (t.clone(), v, m.row_ends.clone())
+            })
+        };
+        assert_eq!(bits(&many), bits(&one), "{pieces} pieces on {fast_text}");
+    }
+    one.is_some()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn spd_matrices_read_alike(m in matrix(), as_access in any::<bool>()) {
+        assert_spd_equivalent(&m, as_access);
+    }
+
+    #[test]
+    fn mutated_spd_matrices_read_alike(m in matrix(), as_access in any::<bool>(),
+                                        at in any::<prop::sample::Index>(),
+                                        with in prop::sample::select(vec![
+                                            "", " ", ",", "[", "]", "-", ".", "e", "0",
+                                            "null", "nul", "nulll", "\"", "}", "\n",
+                                        ])) {
+        let cut = at.index(m.len() + 1);
+        let mutated = format!("{}{}{}", &m[..cut], with, &m[cut.min(m.len())..]);
+        assert_spd_equivalent(&mutated, as_access);
+    }
+}
+
+#[test]
+fn most_generated_spd_files_are_valid_instances() {
+    // Guards the SPD comparison as the CMA one is guarded below.
+    let runner = &mut proptest::test_runner::TestRunner::deterministic();
+    let valid = (0..200)
+        .filter(|_| {
+            let m = matrix().new_tree(runner).expect("a case").current();
+            parse_spd(&spd_file(&m, true, false), "s.json", Path::new(".")).is_ok()
+        })
+        .count();
+    assert!(
+        valid >= 40,
+        "only {valid} of 200 generated SPD files are valid"
+    );
+}
+
+#[test]
+fn spd_fast_path_reads_null_as_missing() {
+    let m = "[[1, null, 3], [null, 2, 0]]";
+    assert!(assert_spd_equivalent(m, true));
+    let inst = parse_spd(&spd_file(m, true, false), "s.json", Path::new(".")).expect("reads");
+    assert!(inst.access(0, 1).is_infinite() && inst.access(1, 0).is_infinite());
+    assert_eq!(inst.access(1, 2), 0.0);
+    assert!(assert_spd_equivalent(
+        "[[0, 5, null], [5, 0, 7], [null, 7, 0]]",
+        false
+    ));
+    // `nul`, `nulll` and `null1` are not `null`: the slow path decides.
+    for bad in ["[[1, nul, 3]]", "[[1, nulll, 3]]", "[[1, null1, 3]]"] {
+        assert!(!assert_spd_equivalent(bad, true), "{bad}");
+    }
+    // CMA delays still refuse null on the fast path.
+    assert!(take_inline_matrix(&file("[[1, null, 3]]", false), "delay").is_none());
 }
 
 #[test]

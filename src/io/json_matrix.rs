@@ -10,7 +10,10 @@
 //! at 141 MiB/s through `Value`s and at 681 MiB/s here (one thread).
 //!
 //! It gives up (`None`) at anything but a well-formed array of arrays of
-//! JSON numbers that are valid latencies (`null`, a string, a nested value,
+//! JSON numbers that are valid latencies (or `null`, for matrices whose
+//! cells may be missing: [`Cells::LatenciesOrNull`], SPD's `access` and
+//! `server_latency`, read as `NaN` like the slow path reads them) (`null`
+//! elsewhere, a string, a nested value,
 //! `NaN`, a negative or too large delay, a number JSON does not allow such
 //! as `01`, `.5` or `+1`, an escaped key): the caller then reads the file
 //! the slow way, so every error message stays the one that path gives. The
@@ -27,12 +30,28 @@ mod pieces;
 /// and that matrix; `None` when the fast path does not apply (see the
 /// module doc).
 pub fn take_inline_matrix(text: &str, key: &str) -> Option<(String, FlatMatrix)> {
+    take_inline_matrix_of(text, key, Cells::Latencies)
+}
+
+/// What a matrix's cells may be on the fast path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cells {
+    /// Latencies only (CMA delays: a `null` sends the file to the slow
+    /// path, which refuses it).
+    Latencies,
+    /// Latencies or `null` (a missing value, `NaN` in the matrix, as the
+    /// slow path reads it: SPD access and server latencies).
+    LatenciesOrNull,
+}
+
+/// [`take_inline_matrix`] for matrices whose cells may be `cells`.
+pub fn take_inline_matrix_of(text: &str, key: &str, cells: Cells) -> Option<(String, FlatMatrix)> {
     let pieces = if text.len() >= PARALLEL_FROM {
         rayon::current_num_threads().max(1)
     } else {
         1
     };
-    take_inline_matrix_in_pieces(text, key, pieces)
+    take_inline_matrix_in_pieces_of(text, key, pieces, cells)
 }
 
 /// Texts from this size on are parsed in one piece per thread.
@@ -51,9 +70,19 @@ pub fn take_inline_matrix_in_pieces(
     key: &str,
     pieces: usize,
 ) -> Option<(String, FlatMatrix)> {
+    take_inline_matrix_in_pieces_of(text, key, pieces, Cells::Latencies)
+}
+
+/// [`take_inline_matrix_in_pieces`] for matrices whose cells may be `cells`.
+pub fn take_inline_matrix_in_pieces_of(
+    text: &str,
+    key: &str,
+    pieces: usize,
+    cells: Cells,
+) -> Option<(String, FlatMatrix)> {
     let b = text.as_bytes();
     let start = find_top_level(b, key)?;
-    let (end, matrix) = pieces::matrix(b, start, pieces.max(1))?;
+    let (end, matrix) = pieces::matrix(b, start, pieces.max(1), cells)?;
     let mut short = String::with_capacity(text.len() - (end - start) + 2);
     short.push_str(&text[..start]);
     short.push_str("[]");
@@ -158,8 +187,9 @@ fn is_scalar_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
 }
 
-/// The row starting at `p` (`[`) appended to `out`; the position after it.
-pub(super) fn row(b: &[u8], p: usize, out: &mut Vec<f64>) -> Option<usize> {
+/// The row starting at `p` (`[`) appended to `out` (`null`, where `cells`
+/// allows it, as `NaN`); the position after it.
+pub(super) fn row(b: &[u8], p: usize, out: &mut Vec<f64>, cells: Cells) -> Option<usize> {
     if b.get(p) != Some(&b'[') {
         return None;
     }
@@ -168,13 +198,18 @@ pub(super) fn row(b: &[u8], p: usize, out: &mut Vec<f64>) -> Option<usize> {
         return Some(q + 1);
     }
     loop {
-        let len = json_number(&b[q..])?;
-        let token = &b[q..q + len];
-        let v: f64 = fast_float2::parse(token).ok()?;
-        if !is_latency(v) {
-            return None;
-        }
-        out.push(v);
+        let len = if cells == Cells::LatenciesOrNull && is_null(&b[q..]) {
+            out.push(f64::NAN);
+            4
+        } else {
+            let len = json_number(&b[q..])?;
+            let v: f64 = fast_float2::parse(&b[q..q + len]).ok()?;
+            if !is_latency(v) {
+                return None;
+            }
+            out.push(v);
+            len
+        };
         q = ws(b, q + len);
         match b.get(q)? {
             b',' => q = ws(b, q + 1),
@@ -182,6 +217,11 @@ pub(super) fn row(b: &[u8], p: usize, out: &mut Vec<f64>) -> Option<usize> {
             _ => return None,
         }
     }
+}
+
+/// True when `b` starts with the literal `null` (and nothing longer).
+fn is_null(b: &[u8]) -> bool {
+    b.starts_with(b"null") && !b.get(4).copied().is_some_and(is_scalar_byte)
 }
 
 /// The length of the JSON number at the start of `b`

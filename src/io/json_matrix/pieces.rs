@@ -1,7 +1,7 @@
 //! The parallel form of the inline-matrix fast path (see
 //! [`super::take_inline_matrix_in_pieces`]).
 
-use super::{row, ws};
+use super::{row, ws, Cells};
 use crate::net::csv_fast::FlatMatrix;
 use rayon::prelude::*;
 
@@ -20,7 +20,12 @@ type Piece = Option<(FlatMatrix, Stop)>;
 /// The matrix starting at `p` (`[`), parsed in `pieces` parallel pieces
 /// (one piece: sequentially): the position after it and its rows, the
 /// same for any number of pieces.
-pub(super) fn matrix(b: &[u8], p: usize, pieces: usize) -> Option<(usize, FlatMatrix)> {
+pub(super) fn matrix(
+    b: &[u8],
+    p: usize,
+    pieces: usize,
+    cells: Cells,
+) -> Option<(usize, FlatMatrix)> {
     if b.get(p) != Some(&b'[') {
         return None;
     }
@@ -39,7 +44,7 @@ pub(super) fn matrix(b: &[u8], p: usize, pieces: usize) -> Option<(usize, FlatMa
     }
     let parts: Vec<Piece> = (0..starts.len())
         .into_par_iter()
-        .map(|c| parse_piece(b, starts[c], starts.get(c + 1).copied()))
+        .map(|c| parse_piece(b, (starts[c], starts.get(c + 1).copied()), cells))
         .collect();
     stitch(parts)
 }
@@ -63,7 +68,7 @@ fn row_start_from(b: &[u8], at: usize) -> Option<usize> {
 
 /// Rows from `start` until the matrix ends or the next row would begin at
 /// `next`.
-fn parse_piece(b: &[u8], start: usize, next: Option<usize>) -> Piece {
+fn parse_piece(b: &[u8], (start, next): (usize, Option<usize>), cells: Cells) -> Piece {
     // About one value per 4 bytes at most (`0,` is the shortest cell
     // with its comma: 2 bytes; typical cells take 6 to 20).
     let mut out = FlatMatrix {
@@ -72,7 +77,7 @@ fn parse_piece(b: &[u8], start: usize, next: Option<usize>) -> Piece {
     };
     let mut q = start;
     loop {
-        q = row(b, q, &mut out.values)?;
+        q = row(b, q, &mut out.values, cells)?;
         out.row_ends.push(out.values.len());
         q = ws(b, q);
         match b.get(q)? {

@@ -6,7 +6,9 @@
 use crate::core::{NamedArray, Source};
 use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
+use crate::io::json_matrix::{take_inline_matrix_of, Cells};
 use crate::io::json_strict::{from_value, parse_typed};
+use crate::net::csv_fast::FlatMatrix;
 use crate::net::matrix::{check_latency, read_matrix_shaped, Matrix, MatrixSource};
 use crate::net::network::{ServerNetwork, MAX_SERVERS};
 use crate::problems::spd::model::{BoundSpec, CommModel, SpdInstance, SpdProblem, SpdSolution};
@@ -63,14 +65,46 @@ pub fn read_spd(path: &Path) -> Result<SpdInstance> {
 /// Parses and validates an instance from its [`Source`] (a file's text or
 /// one built in memory).
 pub fn parse_spd_source(src: &Source) -> Result<SpdInstance> {
-    let raw: SpdFile = parse_typed(&src.text, &src.file)?;
-    validate(raw, &src.file, &src.base, &src.default_name)
+    parse_spd_named(&src.text, &src.file, &src.base, &src.default_name)
 }
 
 /// Parses an instance from JSON text (CSV paths relative to `base`).
 pub fn parse_spd(text: &str, file: &str, base: &Path) -> Result<SpdInstance> {
+    parse_spd_named(text, file, base, "instance")
+}
+
+/// Inline `access` and `server_latency` matrices the fast path
+/// ([`take_inline_matrix_of`]) read before the rest of the file.
+#[derive(Default)]
+struct Inline {
+    access: Option<FlatMatrix>,
+    server_latency: Option<FlatMatrix>,
+}
+
+/// Reads the inline matrices by the fast path when it applies and the rest
+/// of the file then parses; otherwise everything the slow way (so errors
+/// are that path's). The fast path reads `null` as a missing value, as the
+/// slow one does.
+fn parse_spd_named(text: &str, file: &str, base: &Path, default_name: &str) -> Result<SpdInstance> {
+    let mut inline = Inline::default();
+    let mut short: Option<String> = None;
+    for (key, slot) in [
+        ("access", &mut inline.access),
+        ("server_latency", &mut inline.server_latency),
+    ] {
+        let now = short.as_deref().unwrap_or(text);
+        if let Some((rest, m)) = take_inline_matrix_of(now, key, Cells::LatenciesOrNull) {
+            *slot = Some(m);
+            short = Some(rest);
+        }
+    }
+    if let Some(rest) = &short {
+        if let Ok(raw) = parse_typed::<SpdFile>(rest, file) {
+            return validate(raw, inline, file, base, default_name);
+        }
+    }
     let raw: SpdFile = parse_typed(text, file)?;
-    validate(raw, file, base, "instance")
+    validate(raw, Inline::default(), file, base, default_name)
 }
 
 /// The file name shown in errors: as the user gave it.
@@ -78,7 +112,15 @@ pub fn display_name(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result<SpdInstance> {
+/// Validates a parsed file; `inline` holds the matrices the fast path
+/// already read (the fields of `raw` are then placeholders).
+fn validate(
+    raw: SpdFile,
+    inline: Inline,
+    file: &str,
+    base: &Path,
+    default_name: &str,
+) -> Result<SpdInstance> {
     if raw.version != 1 {
         return Err(Error::input(
             file,
@@ -93,10 +135,13 @@ fn validate(raw: SpdFile, file: &str, base: &Path, default_name: &str) -> Result
     let (n, server_names) = read_count_or_names(&raw.servers, file, "servers", "server")?;
     // The declared server count is checked against the data (one access value
     // per server) before anything of size n² is allocated.
-    let access = read_matrix_shaped(&raw.access, "access", &src, None, n)?;
+    let access = match inline.access {
+        Some(m) => m.to_matrix(),
+        None => read_matrix_shaped(&raw.access, "access", &src, None, n)?,
+    };
     check_access(&access, n, file)?;
     check_server_limit(n, file)?;
-    let network = read_network(&raw, &src, n, file)?;
+    let network = read_network(&raw, inline.server_latency, &src, n)?;
     if let Some(names) = &raw.clients {
         check_client_names(names, access.len(), file)?;
     }
@@ -140,16 +185,21 @@ fn check_server_limit(n: usize, file: &str) -> Result<()> {
 }
 
 /// The server network from exactly one of `links` or `server_latency`.
+/// (`inline`: the `server_latency` matrix when the fast path read it.)
 fn read_network(
     raw: &SpdFile,
+    inline: Option<FlatMatrix>,
     src: &MatrixSource<'_>,
     n: usize,
-    file: &str,
 ) -> Result<ServerNetwork> {
+    let file = src.file;
     match (&raw.links, &raw.server_latency) {
         (Some(links), None) => Ok(ServerNetwork::new(n, &read_links(links, n, file)?)),
         (None, Some(m)) => {
-            let matrix = read_matrix_shaped(m, "server_latency", src, Some(n), n)?;
+            let matrix = match inline {
+                Some(flat) => flat.to_matrix(),
+                None => read_matrix_shaped(m, "server_latency", src, Some(n), n)?,
+            };
             check_server_matrix(&matrix, n, file)?;
             Ok(ServerNetwork::from_matrix(&matrix))
         }
