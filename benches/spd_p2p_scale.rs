@@ -1,12 +1,13 @@
 //! P2P SPD at 40–200 servers (issues 10 and 25), fixed seeds
 //! (`generate_paper_spd` seed 1 unless named): `exact`'s whole lexicographic
 //! optimum at 40 × 200, its proven host count at 60 × 300 and 80 × 400, and
-//! `host-search` (default node budget) at 80 × 400; at 200 × 1,000 the one
-//! host count `exact` proves within 60 s on the issue-25 grid (f = 1.3,
-//! seed 3, about 6 s an iteration) and `host-search` (f = 1.0). The other
-//! 200 × 1,000 and 160 × 800 runs end at the time limit or take over 20 s,
-//! so they are in the README's table, not here. Sample size 10; the whole
-//! run takes a few minutes.
+//! `host-search` (default node budget) at 80 × 400; at 200 × 1,000 the
+//! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
+//! `p2p_search_probe.rs`, about 12 s an iteration) and `host-search`
+//! (f = 1.0). The other 200 × 1,000 and 160 × 800 runs end at the time
+//! limit or take over 30 s (f = 1.3, seed 1: 47 s), so they are in the
+//! README's table, not here. Sample size 10; the whole run takes several
+//! minutes.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use serverpick::core::Ctx;

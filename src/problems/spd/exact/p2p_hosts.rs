@@ -2,7 +2,8 @@
 //!
 //! Host counts `lb, lb+1, …` below the incumbent's (the heuristics' best,
 //! [`host-ls`](crate::problems::spd::host_ls) included) are decided one by
-//! one by the constraint search ([`p2p_search`]); the first feasible count
+//! one by the constraint search ([`p2p_search`], with probing when a
+//! decision is hard); the first feasible count
 //! is the minimum, and when every count below the incumbent's is infeasible
 //! the incumbent is. Only when the search declines (an instance too large
 //! for its bitsets) do the one/two-host enumeration ([`p2p_few`]) and the
@@ -10,6 +11,7 @@
 
 use crate::core::Status;
 use crate::problems::spd::exact::p2p::{allowed_pairs, Limits, P2pModel};
+use crate::problems::spd::exact::p2p_search::probe::decide_probed;
 use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{keep_better, p2p_few, HostStage, Probe, Scored};
 use crate::problems::spd::exact::{score, Deadline};
@@ -48,27 +50,30 @@ pub(crate) fn min_hosts(
             }
         }
     };
-    match Search::new(inst, lim, allowed, dl.clone()) {
-        Some(mut search) => search_hosts(inst, &mut search, incumbent, known_lb.max(1)),
-        None => milp_hosts(inst, incumbent, known_lb, dl),
+    if Search::new(inst, lim, allowed.clone(), dl.clone()).is_none() {
+        return milp_hosts(inst, incumbent, known_lb, dl);
     }
+    search_hosts(inst, lim, &allowed, incumbent, known_lb.max(1), dl)
 }
 
-/// Decides `k = lb, lb+1, …` with the search until one is feasible.
+/// Decides `k = lb, lb+1, …` with the search (and probing,
+/// [`decide_probed`]) until one is feasible.
 fn search_hosts(
     inst: &SpdInstance,
-    search: &mut Search,
+    lim: Limits,
+    allowed: &[Vec<(usize, f64)>],
     best: Option<Scored>,
     lb: usize,
+    dl: &Deadline,
 ) -> HostStage {
     let ub = best
         .as_ref()
         .map_or(inst.servers() + 1, |s| s.metrics.hosts);
     for k in lb..ub {
-        match search.decide(k, u64::MAX) {
-            Probe::Feasible(sc) => return HostStage::Proven(sc),
-            Probe::Infeasible => {}
-            Probe::Unknown(_) => return HostStage::Unproven(best, k),
+        match decide_probed(inst, lim, allowed.to_vec(), k, dl) {
+            Some(Probe::Feasible(sc)) => return HostStage::Proven(sc),
+            Some(Probe::Infeasible) => {}
+            Some(Probe::Unknown(_)) | None => return HostStage::Unproven(best, k),
         }
     }
     match best {

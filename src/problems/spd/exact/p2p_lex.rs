@@ -127,8 +127,8 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
             return Probe::Feasible(sc);
         }
     }
-    if let Some(mut search) = p2p_search::Search::new(inst, lim, lists, dl.clone()) {
-        return search.decide(k, u64::MAX);
+    if let Some(answer) = p2p_search::probe::decide_probed(inst, lim, lists, k, dl) {
+        return answer;
     }
     match k {
         1 => return p2p_few::single_host(inst, &lim),

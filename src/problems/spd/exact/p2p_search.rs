@@ -85,6 +85,8 @@ pub(crate) struct Search<'a> {
     deadline: Deadline,
     /// Tie-break noise for restarts (`None`: deterministic order).
     rng: Option<ChaCha8Rng>,
+    /// Whether the last probe ([`probe`]) refuted its pair.
+    refuted: bool,
 }
 
 /// One node's state (cloned per branch; small).
@@ -115,6 +117,7 @@ pub(crate) fn decide(
     dl: &Deadline,
 ) -> Option<Probe> {
     match crate::problems::spd::exact::p2p::allowed_pairs(inst, &lim) {
+        Ok(lists) if budget == u64::MAX => probe::decide_probed(inst, lim, lists, k, dl),
         Ok(lists) => Search::new(inst, lim, lists, dl.clone()).map(|mut s| s.decide(k, budget)),
         Err(_) => Some(Probe::Infeasible),
     }
@@ -171,6 +174,7 @@ impl<'a> Search<'a> {
             budget: 0,
             deadline,
             rng: None,
+            refuted: false,
         })
     }
 
@@ -195,47 +199,67 @@ impl<'a> Search<'a> {
     pub(crate) fn decide(&mut self, k: usize, budget: u64) -> Probe {
         self.k = k;
         self.budget = self.nodes.saturating_add(budget);
-        let (n, m) = (self.inst.servers(), self.inst.clients());
         if self.k == 0 {
             return Probe::Infeasible;
         }
+        let root = self.root_state();
+        let found = match self.deep(|s| s.dfs(root)) {
+            Ok(found) => found,
+            Err(why) => return Probe::Unknown(why),
+        };
+        match found {
+            Ok(Some(st)) => self.found(st),
+            Ok(None) => Probe::Infeasible,
+            Err(Stop::Budget) => Probe::Unknown(format!("search budget of {budget} nodes")),
+            Err(Stop::Deadline) => Probe::Unknown("the deadline was hit".into()),
+        }
+    }
+
+    /// The root: no client assigned, every window whole.
+    fn root_state(&self) -> State {
+        let (n, m) = (self.inst.servers(), self.inst.clients());
         let mut open = vec![0u64; self.w];
         (0..m).for_each(|c| set(&mut open, c));
-        let root = State {
+        State {
             env: vec![None; n],
             win: self.lists.iter().map(|l| (0, l.len())).collect(),
             open,
             assign: vec![usize::MAX; m],
             hosts: 0,
-        };
-        // one recursion level per branching decision, at most one per
-        // client: the search runs on a thread whose stack fits that depth
+        }
+    }
+
+    /// Runs `f` on a thread whose stack fits the recursion (one level per
+    /// branching decision, at most one per client). `Err`: the thread did
+    /// not start or failed.
+    fn deep<T: Send>(&mut self, f: impl FnOnce(&mut Self) -> T + Send) -> Result<T, String>
+    where
+        Self: Send,
+    {
+        let m = self.inst.clients();
         let stack = STACK_PER_CLIENT.saturating_mul(m + 64).max(8 << 20);
         let run = std::thread::scope(|sc| {
             std::thread::Builder::new()
                 .stack_size(stack)
-                .spawn_scoped(sc, || self.dfs(root))
+                .spawn_scoped(sc, || f(self))
                 .map(|h| h.join())
         });
-        let found = match run {
-            Ok(Ok(found)) => found,
-            Ok(Err(_)) => return Probe::Unknown("the search thread failed".into()),
-            Err(e) => return Probe::Unknown(format!("the search thread did not start: {e}")),
+        match run {
+            Ok(Ok(t)) => Ok(t),
+            Ok(Err(_)) => Err("the search thread failed".into()),
+            Err(e) => Err(format!("the search thread did not start: {e}")),
+        }
+    }
+
+    /// A complete state as the evaluator's answer.
+    fn found(&self, st: State) -> Probe {
+        let sol = SpdSolution {
+            root: None,
+            assign: st.assign,
         };
-        match found {
-            Ok(Some(st)) => {
-                let sol = SpdSolution {
-                    root: None,
-                    assign: st.assign,
-                };
-                match score(self.inst, sol) {
-                    Some(sc) if self.lim.fits(sc.metrics.delay) => Probe::Feasible(sc),
-                    _ => Probe::Unknown("the search's solution failed the evaluator".into()),
-                }
-            }
-            Ok(None) => Probe::Infeasible,
-            Err(Stop::Budget) => Probe::Unknown(format!("search budget of {budget} nodes")),
-            Err(Stop::Deadline) => Probe::Unknown("the deadline was hit".into()),
+        match score(self.inst, sol) {
+            Some(sc) if self.lim.fits(sc.metrics.delay) => Probe::Feasible(sc),
+            _ => Probe::Unknown("the search's solution failed the evaluator".into()),
         }
     }
 
@@ -511,6 +535,8 @@ impl<'a> Search<'a> {
 mod bits;
 #[path = "p2p_search_bounds.rs"]
 mod bounds;
+#[path = "p2p_search_probe.rs"]
+pub(crate) mod probe;
 
 #[cfg(test)]
 #[path = "p2p_search_tests.rs"]

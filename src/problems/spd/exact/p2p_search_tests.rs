@@ -30,3 +30,120 @@ fn search_matches_brute_force() {
         }
     }
 }
+
+/// A tiny random case without a lower limit (probing runs only then); in
+/// half of them a tight upper threshold, so that many same-host pairs
+/// break it (a client with a large access then needs a server of its own).
+fn upper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits, usize) {
+    use rand::Rng;
+    let (inst, mut lim, k) = random_case(rng, seed, 7);
+    lim.lo = f64::NEG_INFINITY;
+    if rng.random::<bool>() {
+        lim.hi = f64::from(rng.random_range(8..=30u32));
+    }
+    (inst, lim, k)
+}
+
+/// Probing drops only pairs that no assignment with at most `k` hosts
+/// uses (brute force with the pair fixed), for probes of 1 and 20 nodes,
+/// and a solution a probe finds is one.
+#[test]
+fn probing_drops_only_pairs_no_solution_uses() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    use crate::problems::spd::exact::p2p::tests::exists_with;
+    use probe::Shave;
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut dropped_total = 0;
+    for seed in 0..800 {
+        let (inst, lim, k) = upper_case(&mut rng, seed);
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        let per = [1, 20][seed as usize % 2];
+        let mut search = Search::new(&inst, lim, lists.clone(), Deadline::none()).expect("small");
+        match search.shave(k, per) {
+            Shave::Found(Probe::Feasible(sc)) => {
+                assert!(
+                    sc.metrics.hosts <= k && lim.fits(sc.metrics.delay),
+                    "seed {seed}"
+                );
+            }
+            Shave::Found(_) => panic!("seed {seed}: a probe's solution failed the evaluator"),
+            Shave::Stopped(why) => panic!("seed {seed}: {why}"),
+            Shave::Kept(kept, dropped) => {
+                dropped_total += dropped;
+                for (s, list) in lists.iter().enumerate() {
+                    for &(c, _) in list.iter().filter(|p| !kept[s].contains(p)) {
+                        assert!(
+                            !exists_with(&inst, &lim, k, Some((c, s))),
+                            "seed {seed}: dropped client {c} on server {s}, k {k}, {lim:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // the test must exercise dropping, not only keep everything
+    assert!(dropped_total > 200, "only {dropped_total} pairs dropped");
+}
+
+/// The probed decision (first plain search cut to one node, so probing
+/// and the support rounds always run) agrees with brute force.
+#[test]
+fn probed_decision_matches_brute_force() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    let dl = Deadline::none();
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    for seed in 0..1200 {
+        let (inst, lim, k) = upper_case(&mut rng, seed);
+        let want = exists(&inst, &lim, k);
+        let got = match allowed_pairs(&inst, &lim) {
+            Err(_) => Probe::Infeasible,
+            Ok(lists) => probe::decide_probed_from(&inst, lim, lists, k, 1, &dl).expect("small"),
+        };
+        match got {
+            Probe::Feasible(sc) => {
+                assert!(want, "seed {seed}: found a solution brute force denies");
+                assert!(
+                    sc.metrics.hosts <= k && lim.fits(sc.metrics.delay),
+                    "seed {seed}"
+                );
+            }
+            Probe::Infeasible => assert!(!want, "seed {seed}: k {k} {lim:?}"),
+            Probe::Unknown(why) => panic!("seed {seed}: {why}"),
+        }
+    }
+}
+
+/// The rule behind probing's binary search, on every position brute force
+/// refutes: [`Search::drop_above`] drops only pairs that no assignment with
+/// at most `k` hosts uses.
+#[test]
+fn dropping_above_a_refuted_pair_is_sound() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    use crate::problems::spd::exact::p2p::tests::exists_with;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let mut checked = 0;
+    for seed in 0..400 {
+        let (inst, lim, k) = upper_case(&mut rng, seed);
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        let search = Search::new(&inst, lim, lists.clone(), Deadline::none()).expect("small");
+        for (s, list) in lists.iter().enumerate() {
+            let ok: Vec<bool> = list
+                .iter()
+                .map(|&(c, _)| exists_with(&inst, &lim, k, Some((c, s))))
+                .collect();
+            for p in (0..list.len()).filter(|&p| !ok[p]) {
+                let mut dead = vec![false; list.len()];
+                search.drop_above(s, p, &mut dead);
+                for i in (0..list.len()).filter(|&i| dead[i]) {
+                    checked += 1;
+                    assert!(!ok[i], "seed {seed}: server {s}, refuted {p}, dropped {i}");
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} drops checked");
+}

@@ -35,10 +35,22 @@ pub(crate) fn tiny(n: usize, m: usize, f: f64, seed: u64) -> SpdInstance {
 /// Brute force: is there an assignment with at most `k` hosts whose
 /// pairs all fit `lim`? Checked pair by pair with `pair_q`.
 pub(crate) fn exists(inst: &SpdInstance, lim: &Limits, k: usize) -> bool {
+    exists_with(inst, lim, k, None)
+}
+
+/// [`exists`], among the assignments that put client `fix.0` on server
+/// `fix.1` when `fix` is given.
+pub(crate) fn exists_with(
+    inst: &SpdInstance,
+    lim: &Limits,
+    k: usize,
+    fix: Option<(usize, usize)>,
+) -> bool {
     let (n, m) = (inst.servers(), inst.clients());
     let mut idx = vec![0usize; m];
     loop {
-        let ok_access = (0..m).all(|c| inst.access(c, idx[c]).is_finite());
+        let ok_access = (0..m).all(|c| inst.access(c, idx[c]).is_finite())
+            && fix.is_none_or(|(c, s)| idx[c] == s);
         let mut hosts = idx.clone();
         hosts.sort_unstable();
         hosts.dedup();
