@@ -326,34 +326,27 @@ pub fn min_cover_milp(
     };
     let settings = MipSettings::within(dl, gap).stage(named.stage);
     let res = minimise(b, total + named.offset, cons, None, &settings);
+    let chosen = |v: &Vec<f64>| -> Vec<usize> {
+        used.iter()
+            .zip(&cols)
+            .filter(|(_, c)| v[c.idx] > 0.5)
+            .map(|(&j, _)| j)
+            .collect()
+    };
     match (res.status, &res.values) {
-        (Status::Optimal, Some(v)) => CoverAnswer::Found(
-            used.iter()
-                .zip(&cols)
-                .filter(|(_, c)| v[c.idx] > 0.5)
-                .map(|(&j, _)| j)
-                .collect(),
-        ),
+        (Status::Optimal, Some(v)) => CoverAnswer::Found(chosen(v)),
         (Status::Optimal, None) => {
             CoverAnswer::Error("HiGHS reported optimal without a solution".into())
         }
         (Status::Infeasible, _) => CoverAnswer::None,
-        (Status::TimeLimit, _) => {
-            let lb = res
+        (Status::TimeLimit, _) => CoverAnswer::Unknown {
+            // HiGHS's bound on Σ y + offset
+            lb: res
                 .bound
-                .map_or(0.0, |b| (b - named.offset - 1e-6).ceil().max(0.0));
-            let cover = res.values.as_ref().map(|v| {
-                used.iter()
-                    .zip(&cols)
-                    .filter(|(_, c)| v[c.idx] > 0.5)
-                    .map(|(&j, _)| j)
-                    .collect()
-            });
-            CoverAnswer::Unknown {
-                lb: lb as usize,
-                cover,
-            }
-        }
+                .map_or(0.0, |b| (b - named.offset - 1e-6).ceil().max(0.0))
+                as usize,
+            cover: res.values.as_ref().map(chosen),
+        },
         _ => CoverAnswer::Error(
             res.message
                 .unwrap_or_else(|| "unknown HiGHS failure".into()),
