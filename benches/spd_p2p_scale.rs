@@ -6,7 +6,10 @@
 //! `p2p_search_probe.rs`, about 12 s an iteration) and `host-search`
 //! (f = 1.0). The other 200 × 1,000 and 160 × 800 runs end at the time
 //! limit or take over 30 s (f = 1.3, seed 1: 47 s), so they are in the
-//! README's table, not here. Sample size 10; the whole run takes several
+//! README's table, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
+//! whole lexicographic optimum on f = 1.3, seed 2 (`gen spd --servers 200
+//! --clients 2000 --model cs --factor 1.3 --seed 2`, about 3 s of CPU).
+//! Sample size 10; the whole run takes several
 //! minutes.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -19,10 +22,14 @@ use std::hint::black_box;
 use std::time::Duration;
 
 fn instance(servers: usize, clients: usize, f: f64, seed: u64) -> SpdInstance {
+    instance_in(CommModel::P2p, servers, clients, f, seed)
+}
+
+fn instance_in(model: CommModel, servers: usize, clients: usize, f: f64, seed: u64) -> SpdInstance {
     let p = PaperSpdParams {
         servers,
         clients,
-        model: CommModel::P2p,
+        model,
         bound_factor: f,
         ..PaperSpdParams::default()
     };
@@ -58,6 +65,12 @@ fn bench_p2p_scale(c: &mut Criterion) {
             b.iter(|| black_box(engine.solve(inst, &Ctx::new(opts))))
         });
     }
+    let cs = instance_in(CommModel::Cs, 200, 2000, 1.3, 2);
+    let engine = spd_engine("exact").expect("engine exists");
+    let id = BenchmarkId::new("cs-200s-2000c-f1.3-s2", "exact-lexicographic");
+    group.bench_with_input(id, &cs, |b, inst| {
+        b.iter(|| black_box(engine.solve(inst, &Ctx::new(&lex))))
+    });
     group.finish();
 }
 

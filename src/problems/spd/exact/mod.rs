@@ -42,20 +42,30 @@
 //! min Σ_s y_s   s.t.  y_r = 1,   Σ_{s covers c} y_s >= 1  ∀c,   y ∈ {0,1}
 //! ```
 //!
-//! (clients covered by `r` are dropped; the MILP is over the other servers).
-//! `k* = min_r` of it. The roots are solved in parallel (rayon; HiGHS with one
-//! thread each); each root's MILP carries `Σ y <= best − 1` for the best host
-//! count known when it starts (seeded by `spdcs-h` and `alg-m`), so it only
-//! looks for an improvement and an infeasible answer proves the root cannot
-//! beat `best`; a greedy cover short-cuts feasibility tests.
+//! (clients covered by `r` are dropped; the cover is over the other servers).
+//! `k* = min_r` of it. Each cover is decided by [`cover`]: the classical
+//! reductions (rows no column covers, forced columns, dominated rows and
+//! columns, to a fixpoint, on bitsets), then a depth-first branch and
+//! bound with packing, ratio and Lagrangian bounds and reduced-cost column
+//! fixing; only a cover whose search exceeds [`cs::NODE_BUDGET`] nodes goes
+//! to HiGHS as the MILP above (on the reduced rows). No path table is
+//! kept: a root's rows cost `O(n·m)` from `a` and `D`. The roots are solved
+//! in parallel (rayon), ordered by their greedy cover (which also seeds
+//! the incumbent, with `spdcs-h` and `alg-m`); each root looks only for a
+//! cover below the best host count known when it starts, so "none" proves
+//! the root cannot beat it.
 //!
-//! Lexicographic stages (all exact, each test a set cover on `y` only):
-//! * delay: the smallest `T` among the sorted distinct path values
-//!   `p(c,s,r) = a(c,s) + D(s,r)` (with `2p` within μ) such that some root has
-//!   a cover of size `<= k*` using only pairs with `p <= T` — binary search
-//!   between Γ/2 and the best known solution's longest path. `D* = 2·T*`.
-//! * variation: at `T*`, the largest `L` such that some root has a cover of
-//!   size `<= k*` using only pairs with `L <= p <= T*`; each client then takes
+//! Lexicographic stages (all exact, each test a cover of one root's
+//! allowed pairs, [`cs`]'s `lex`):
+//! * delay: the least `T` among the path values `p(c,s,r)` (with `2p`
+//!   within μ) such that some root has a cover of size `<= k*` using only
+//!   pairs with `p <= T`. Roots whose floor (their least longest path with
+//!   any number of hosts) is not below the best `T` found are skipped; the
+//!   others are tested just below the best `T` and bisected over their own
+//!   path values when they improve it. `D* = 2·T*`.
+//! * variation: at `T*`, the largest `L` such that some root has a cover
+//!   of size `<= k*` using only pairs with `L <= p <= T*`, the same way
+//!   (a root's ceiling: `min_c max_{s, p <= T*} p`); each client then takes
 //!   a host within the window. `V* = 2·(T* − L*)`.
 //!
 //! # P2P ([`p2p_search`], [`p2p_hosts`], [`p2p_lex`]; MILP in [`p2p`])
@@ -116,10 +126,12 @@
 //! feasible `L` at `θ = D*` is searched the same way.
 //!
 //! Complexity: exponential in the worst case (set cover and the P2P model
-//! are NP-hard); per CS test `n` set covers of `n` columns and `m` rows; a
+//! are NP-hard); per CS test up to `n` set covers of `n` columns and `m`
+//! rows, each `O(n·m)` to build and reduce before its search; a
 //! P2P search node costs `O(n·m/64 + n·log m + Σ_s |window_s|)`; the P2P
 //! MILP has `O(n·m)` binaries and `O(n²·m)` conflict rows.
 
+pub mod cover;
 pub mod cs;
 pub mod p2p;
 pub mod p2p_few;
