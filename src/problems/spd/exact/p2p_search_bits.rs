@@ -18,18 +18,7 @@ pub(super) fn has(b: &[u64], i: usize) -> bool {
     b[i / 64] >> (i % 64) & 1 == 1
 }
 
-pub(super) fn ones(b: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    b.iter().enumerate().flat_map(|(w, &word)| {
-        let mut x = word;
-        std::iter::from_fn(move || {
-            (x != 0).then(|| {
-                let i = x.trailing_zeros() as usize;
-                x &= x - 1;
-                w * 64 + i
-            })
-        })
-    })
-}
+pub(super) use crate::problems::spd::exact::cover::ones;
 
 /// Bits of a [`Counts`] counter (counts saturate at `2^SLICES`).
 const SLICES: usize = 7;
