@@ -100,7 +100,17 @@ pub fn run_plan_cma(a: &PlanCmaArgs) -> Result<i32> {
     if interrupt::interrupted() {
         return Ok(interrupted(&p, &a.out));
     }
-    crate::cli::out::print(&render_table(inst, &p))?;
+    report(a, inst, &p)
+}
+
+/// Prints the finished plan's table and summary; the exit code (1 when
+/// `--max-avg-delay` is out of reach).
+fn report(
+    a: &PlanCmaArgs,
+    inst: &crate::problems::cma::model::CmaInstance,
+    p: &super::curve::Plan,
+) -> Result<i32> {
+    crate::cli::out::print(&render_table(inst, p))?;
     eprintln!(
         "plan cma: {} points in {:.2} s ({} transportation problems) → {}",
         p.points.len(),

@@ -308,17 +308,7 @@ fn point(
             solve_milp(c.planner, k, warm.as_ref(), (limit, c.io))
         }
         _ => {
-            let mut warm: Vec<Vec<usize>> = greedy_set(c.planner, k).into_iter().collect();
-            if let Some(p) = prev {
-                warm.extend(extend_by_one(c.planner, &p)?);
-            }
-            let starts = warm.clone();
-            warm.extend(starts.iter().map(|s| fast_local(c.planner, s)));
-            if c.planner.inst.clients() * c.planner.mirrors() <= 20_000 {
-                if let Some(s) = warm.first().cloned() {
-                    warm.extend(swap_from(c.planner, s, 3)?.map(|e| e.open));
-                }
-            }
+            let warm = exact_warm_starts(c.planner, k, prev)?;
             let handover = milp_handover(c.planner);
             let mut exact = c.exact;
             if handover {
@@ -337,6 +327,28 @@ fn point(
             Ok(r)
         }
     }
+}
+
+/// The warm starts of `exact` at `k`: the greedy set and the previous
+/// point's set plus each best single mirror, each also improved by
+/// [`fast_local`], and on small instances a few swaps from the first.
+fn exact_warm_starts(
+    planner: &mut Planner<'_>,
+    k: usize,
+    prev: Option<Vec<usize>>,
+) -> Result<Vec<Vec<usize>>> {
+    let mut warm: Vec<Vec<usize>> = greedy_set(planner, k).into_iter().collect();
+    if let Some(p) = prev {
+        warm.extend(extend_by_one(planner, &p)?);
+    }
+    let starts = warm.clone();
+    warm.extend(starts.iter().map(|s| fast_local(planner, s)));
+    if planner.inst.clients() * planner.mirrors() <= 20_000 {
+        if let Some(s) = warm.first().cloned() {
+            warm.extend(swap_from(planner, s, 3)?.map(|e| e.open));
+        }
+    }
+    Ok(warm)
 }
 
 /// `exact` hands a point to HiGHS (the strong formulation, warm-started

@@ -219,15 +219,7 @@ pub fn solve_k(
 ) -> Result<PointResult> {
     let start = Instant::now();
     if k == 0 || k > planner.mirrors() || !planner.k_feasible(k) {
-        return Ok(PointResult {
-            k,
-            status: Status::Infeasible,
-            best: None,
-            bound: None,
-            nodes: 0,
-            time_ms: start.elapsed().as_secs_f64() * 1e3,
-            proof: None,
-        });
+        return Ok(infeasible_point(k, start));
     }
     let integral = planner.integral();
     let mut settings = settings;
@@ -271,6 +263,19 @@ pub fn solve_k(
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         proof,
     })
+}
+
+/// The point of a `k` that no set of `k` mirrors can serve.
+fn infeasible_point(k: usize, start: Instant) -> PointResult {
+    PointResult {
+        k,
+        status: Status::Infeasible,
+        best: None,
+        bound: None,
+        nodes: 0,
+        time_ms: start.elapsed().as_secs_f64() * 1e3,
+        proof: None,
+    }
 }
 
 /// What proved an optimal point: the root alone or a tree, with rounding or
