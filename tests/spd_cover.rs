@@ -241,3 +241,29 @@ proptest! {
         prop_assert!(approx_eq(get("variation"), b.2), "variation {} vs {}", get("variation"), b.2);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// The same with more clients and more distinct latencies (access
+    /// 1..40 ms): many path values, so the delay and variation stages
+    /// usually improve their first cover several times before a test
+    /// fails; stopping after the first improvement, or skipping a path
+    /// value, misses the optimum here.
+    #[test]
+    fn cs_exact_matches_the_closed_form_with_many_path_values(
+        n in 6usize..=10, m in 20usize..=60,
+        f in prop::sample::select(vec![1.0, 1.1, 1.3]), seed in any::<u64>()) {
+        let inst = random_spd_in(n, m, CommModel::Cs, f, seed, 6, 40);
+        let rec = run_spd(spd_engine("exact").expect("exact"), &inst, &SolveOptions::new(Some(120.0), 0));
+        let Some(b) = cs_closed_form(&inst) else {
+            prop_assert_eq!(rec.status, Status::Infeasible);
+            return Ok(());
+        };
+        prop_assert_eq!(rec.status, Status::Optimal, "{:?}", rec.message);
+        let get = |k: &str| rec.metrics.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
+        prop_assert_eq!(get("hosts") as usize, b.0);
+        prop_assert!(approx_eq(get("delay"), b.1), "delay {} vs {}", get("delay"), b.1);
+        prop_assert!(approx_eq(get("variation"), b.2), "variation {} vs {}", get("variation"), b.2);
+    }
+}

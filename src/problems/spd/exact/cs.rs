@@ -88,18 +88,27 @@ impl<'a> Cs<'a> {
         (0..self.n).map(|s| self.inst.network.dist(s, r)).collect()
     }
 
-    /// Each client to the host with the least path in `win` (ties to the
-    /// lower index); `None` if some client has none.
-    fn assign(&self, r: usize, hosts: &[usize], win: Window) -> Option<SpdSolution> {
+    /// Each client to the host with the least path in `win` (the largest
+    /// with `longest`: the variation stage's choice, raising the shortest
+    /// path); ties to the lower index; `None` if some client has none.
+    fn assign(&self, r: usize, hosts: &[usize], win: Window, longest: bool) -> Option<SpdSolution> {
         let mut sorted = hosts.to_vec();
         sorted.sort_unstable();
         let mut assign = Vec::with_capacity(self.m);
         for c in 0..self.m {
-            let s = sorted
+            let paths = sorted
                 .iter()
                 .map(|&s| (self.path(c, s, r), s))
-                .filter(|&(p, _)| self.ok(p, win))
-                .min_by(|a, b| a.0.total_cmp(&b.0))?;
+                .filter(|&(p, _)| self.ok(p, win));
+            let s = if longest {
+                // the first of equal maxima: the lower index
+                paths.fold(None, |b: Option<(f64, usize)>, x| match b {
+                    Some(b) if b.0 >= x.0 => Some(b),
+                    _ => Some(x),
+                })
+            } else {
+                paths.min_by(|a, b| a.0.total_cmp(&b.0))
+            }?;
             assign.push(s.1);
         }
         Some(SpdSolution {
@@ -268,7 +277,7 @@ impl Roots<'_> {
     fn offer(&self, r: usize, h: &[usize], win: Window) -> usize {
         let sc = self
             .cs
-            .assign(r, h, win)
+            .assign(r, h, win, false)
             .and_then(|sol| score(self.cs.inst, sol));
         let k = sc.as_ref().map_or(usize::MAX, |s| s.metrics.hosts);
         self.best.fetch_min(k, Ordering::SeqCst);

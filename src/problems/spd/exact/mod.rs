@@ -61,12 +61,14 @@
 //!   within μ) such that some root has a cover of size `<= k*` using only
 //!   pairs with `p <= T`. Roots whose floor (their least longest path with
 //!   any number of hosts) is not below the best `T` found are skipped; the
-//!   others are tested just below the best `T` and bisected over their own
-//!   path values when they improve it. `D* = 2·T*`.
+//!   others are tested just below the best `T`, again while a test finds a
+//!   cover (each lowers the best), so each root ends with one failed test.
+//!   `D* = 2·T*`.
 //! * variation: at `T*`, the largest `L` such that some root has a cover
 //!   of size `<= k*` using only pairs with `L <= p <= T*`, the same way
 //!   (a root's ceiling: `min_c max_{s, p <= T*} p`); each client then takes
-//!   a host within the window. `V* = 2·(T* − L*)`.
+//!   its host with the longest path within the window (the largest `L`
+//!   the host set allows). `V* = 2·(T* − L*)`.
 //!
 //! # P2P ([`p2p_search`], [`p2p_hosts`], [`p2p_lex`]; MILP in [`p2p`])
 //!

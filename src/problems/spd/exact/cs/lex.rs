@@ -7,16 +7,21 @@
 //! path `L` at the proven `T*` (pairs allowed: `L <= p <= T*`). A root
 //! whose floor (delay: `max_c min_s p`, Algorithm Matching's longest path
 //! for that root; variation: `−min_c max_{s, p <= T*} p`) is not below the
-//! best key found is skipped. Each other root is first tested just below
-//! the best key (one cover test settles most roots: no improvement), and
-//! when that succeeds bisected over its own sorted path values, the best
-//! key shared across the roots (run in parallel) cutting the range. Every
-//! test is a [`Goal::Any`] cover of the root's allowed pairs, so a key
-//! found is a path value and the result is exact.
+//! best key found is skipped. Each other root is tested just below the
+//! best key, again and again while the test finds a cover (each cover
+//! lowers the best key, or at least this root's bound): one failed test
+//! per root ends it, and settles most roots at once (no improvement). The
+//! variation stage gives each client its *longest* path within `T*` among
+//! the hosts found, so a cover found jumps as far as its host set allows.
+//! Refuting a key near the optimum is the expensive test (seconds at 200
+//! servers × 2,000 clients), found covers are cheap: this upward order
+//! needs one refutation per root where a bisection over the root's path
+//! values needed one per halving near the optimum (measured in the README).
+//! Every test is a [`Goal::Any`] cover of the root's allowed pairs, so a
+//! key found is a path value and the result is exact.
 //!
-//! Cost: `O(n·m)` per root for its floor and its candidate scan; per
-//! improving root `O(n·m log(n·m))` for its sorted values and
-//! `O(log(n·m))` cover tests.
+//! Cost: `O(n·m)` per root for its floor, and per test for the next
+//! candidate key; per root one cover test plus one per improvement it finds.
 
 use super::{extremes, lock, Cover, Cs, Window};
 use crate::lp::model_out::install;
@@ -77,21 +82,6 @@ impl Kind {
             floor = floor.max(best);
         }
         floor
-    }
-
-    /// Root `r`'s keys in `[from, below)`, ascending and distinct.
-    fn keys(self, cs: &Cs, r: usize, from: f64, below: f64) -> Vec<f64> {
-        let d = &cs.to_root(r);
-        let mut keys: Vec<f64> = (0..cs.m)
-            .flat_map(|c| {
-                let a = cs.inst.access_row(c);
-                (0..cs.n).filter_map(move |s| self.of(cs, a[s] + d[s]))
-            })
-            .filter(|&k| k >= from && k < below)
-            .collect();
-        keys.sort_unstable_by(f64::total_cmp);
-        keys.dedup();
-        keys
     }
 
     /// Root `r`'s largest key in `[from, below)`.
@@ -156,26 +146,18 @@ impl RootSearch<'_> {
         self.kind.key(self.cs, &lock(&self.best))
     }
 
-    /// Root `r`'s least key below the shared best, `floor` its floor.
+    /// Root `r`'s least key below the shared best, `floor` its floor:
+    /// tests just below the best key until one fails. Each cover found
+    /// lowers the bound below which the next test looks (its own key, or
+    /// another root's better one), so the loop ends; the failed test proves
+    /// that no key of this root is below the bound (keys are path values).
     fn root(&self, r: usize, floor: f64) -> Result<(), String> {
-        let Some(first) = self.kind.largest(self.cs, r, floor, self.upper()) else {
-            return Ok(());
-        };
-        // the incumbent is often optimal: one test just below it
-        let Some(found) = self.test(r, first)? else {
-            return Ok(());
-        };
-        let keys = self.kind.keys(self.cs, r, floor, found);
-        let (mut lo, mut hi) = (0, keys.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.test(r, keys[mid])? {
-                Some(found) => hi = keys.partition_point(|&x| x < found).min(mid),
-                None => lo = mid + 1,
-            }
-            // another root may have improved the best meanwhile
-            let upper = self.upper();
-            hi = hi.min(keys.partition_point(|&x| x < upper));
+        let mut below = self.upper();
+        while let Some(next) = self.kind.largest(self.cs, r, floor, below) {
+            let Some(found) = self.test(r, next)? else {
+                return Ok(());
+            };
+            below = found.min(next).min(self.upper());
         }
         Ok(())
     }
@@ -188,7 +170,7 @@ impl RootSearch<'_> {
             Cover::Found(h) => {
                 let Some(sc) = self
                     .cs
-                    .assign(r, &h, win)
+                    .assign(r, &h, win, matches!(self.kind, Kind::Variation(_)))
                     .and_then(|s| score(self.cs.inst, s))
                 else {
                     return Err(format!("root {r}: a cover gave no feasible assignment"));
