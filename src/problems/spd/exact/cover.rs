@@ -34,7 +34,7 @@
 //! is NP-hard).
 
 use crate::core::{Deadline, Status};
-use crate::lp::highs::{minimise, MipBuilder, MipSettings};
+use crate::lp::highs::{minimise, MipBuilder, MipResult, MipSettings};
 use crate::lp::model_out::Stage;
 use good_lp::{constraint, variable, Expression};
 use search::Search;
@@ -333,6 +333,16 @@ pub fn min_cover_milp(
             .map(|(&j, _)| j)
             .collect()
     };
+    cover_answer(res, named.offset, chosen)
+}
+
+/// The cover MILP's result as a [`CoverAnswer`]: `chosen` turns HiGHS's
+/// values into the cover's columns; `offset` is the objective's constant.
+fn cover_answer(
+    res: MipResult,
+    offset: f64,
+    chosen: impl Fn(&Vec<f64>) -> Vec<usize>,
+) -> CoverAnswer {
     match (res.status, &res.values) {
         (Status::Optimal, Some(v)) => CoverAnswer::Found(chosen(v)),
         (Status::Optimal, None) => {
@@ -343,8 +353,7 @@ pub fn min_cover_milp(
             // HiGHS's bound on Σ y + offset
             lb: res
                 .bound
-                .map_or(0.0, |b| (b - named.offset - 1e-6).ceil().max(0.0))
-                as usize,
+                .map_or(0.0, |b| (b - offset - 1e-6).ceil().max(0.0)) as usize,
             cover: res.values.as_ref().map(chosen),
         },
         _ => CoverAnswer::Error(
