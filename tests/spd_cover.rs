@@ -219,6 +219,41 @@ fn cs_closed_form(inst: &SpdInstance) -> Option<Key> {
     None
 }
 
+/// CS `exact` on `inst` is `optimal` with the hosts, delay and variation
+/// of the closed-form enumeration over host sets (or both infeasible).
+fn assert_cs_exact_is_the_closed_form(inst: &SpdInstance) -> Result<(), TestCaseError> {
+    let rec = run_spd(
+        spd_engine("exact").expect("exact"),
+        inst,
+        &SolveOptions::new(Some(120.0), 0),
+    );
+    let Some(b) = cs_closed_form(inst) else {
+        prop_assert_eq!(rec.status, Status::Infeasible);
+        return Ok(());
+    };
+    prop_assert_eq!(rec.status, Status::Optimal, "{:?}", rec.message);
+    let get = |k: &str| {
+        rec.metrics
+            .get(k)
+            .and_then(|v| v.as_f64())
+            .unwrap_or(f64::NAN)
+    };
+    prop_assert_eq!(get("hosts") as usize, b.0);
+    prop_assert!(
+        approx_eq(get("delay"), b.1),
+        "delay {} vs {}",
+        get("delay"),
+        b.1
+    );
+    prop_assert!(
+        approx_eq(get("variation"), b.2),
+        "variation {} vs {}",
+        get("variation"),
+        b.2
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
@@ -229,16 +264,7 @@ proptest! {
         n in 6usize..=11, m in 4usize..=24,
         f in prop::sample::select(vec![1.0, 1.05, 1.2, 1.5]), seed in any::<u64>()) {
         let inst = random_spd_in(n, m, CommModel::Cs, f, seed, 4, 12);
-        let rec = run_spd(spd_engine("exact").expect("exact"), &inst, &SolveOptions::new(Some(120.0), 0));
-        let Some(b) = cs_closed_form(&inst) else {
-            prop_assert_eq!(rec.status, Status::Infeasible);
-            return Ok(());
-        };
-        prop_assert_eq!(rec.status, Status::Optimal, "{:?}", rec.message);
-        let get = |k: &str| rec.metrics.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
-        prop_assert_eq!(get("hosts") as usize, b.0);
-        prop_assert!(approx_eq(get("delay"), b.1), "delay {} vs {}", get("delay"), b.1);
-        prop_assert!(approx_eq(get("variation"), b.2), "variation {} vs {}", get("variation"), b.2);
+        assert_cs_exact_is_the_closed_form(&inst)?;
     }
 }
 
@@ -255,15 +281,6 @@ proptest! {
         n in 6usize..=10, m in 20usize..=60,
         f in prop::sample::select(vec![1.0, 1.1, 1.3]), seed in any::<u64>()) {
         let inst = random_spd_in(n, m, CommModel::Cs, f, seed, 6, 40);
-        let rec = run_spd(spd_engine("exact").expect("exact"), &inst, &SolveOptions::new(Some(120.0), 0));
-        let Some(b) = cs_closed_form(&inst) else {
-            prop_assert_eq!(rec.status, Status::Infeasible);
-            return Ok(());
-        };
-        prop_assert_eq!(rec.status, Status::Optimal, "{:?}", rec.message);
-        let get = |k: &str| rec.metrics.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
-        prop_assert_eq!(get("hosts") as usize, b.0);
-        prop_assert!(approx_eq(get("delay"), b.1), "delay {} vs {}", get("delay"), b.1);
-        prop_assert!(approx_eq(get("variation"), b.2), "variation {} vs {}", get("variation"), b.2);
+        assert_cs_exact_is_the_closed_form(&inst)?;
     }
 }
