@@ -9,8 +9,9 @@
 //! least move; the buffers are merged pairwise. A pair whose seed cut (from
 //! a sample) was below all its moves starts from its least move alone,
 //! not from an empty heap that its first read would rescan from the
-//! mirror's members (1,000,000 × 50, `gen cma --scenario static --seed 1`:
-//! 128 such rescans of about 20,000 rows each took most of the routing). A client tied between several mirrors (equal
+//! mirror's members, one cache miss each (1,000,000 × 50, `gen cma
+//! --scenario static --seed 1`: rescans 127 → 69, routing 67 → 38 ms on
+//! one thread). A client tied between several mirrors (equal
 //! `d(i,j) + p_j` up to `tie`, e.g. identical rows) is placed afterwards:
 //! any of them keeps the placement optimal for its loads, so the tied
 //! clients are split between their mirrors by a small maximum flow over
@@ -29,6 +30,9 @@ use super::{MoveGraph, NONE, SMALL};
 use crate::problems::cma::model::CmaInstance;
 use rayon::prelude::*;
 
+/// The least key of a pair without a move yet: above every finite key and
+/// below the `INFINITY` of a masked pair, which is so never taken.
+const NO_MOVE: f64 = f64::MAX;
 /// Most moves kept per mirror pair at the start (`B`); a pair whose heap
 /// runs out is rescanned from its mirror's members with four times the
 /// budget.
@@ -53,9 +57,10 @@ struct Collector {
     buf: Vec<Vec<Entry>>,
     cut: Vec<(f64, u32)>,
     /// Per pair, the least move offered (key, client) in the order of
-    /// [`Entry::order`]: when a seed cut was below every move of a pair,
-    /// its heap starts from this one instead of an empty heap that would
-    /// be rescanned from the mirror's members at its first read.
+    /// [`Entry::order`] ([`NO_MOVE`] until one is): when a seed cut was
+    /// below every move of a pair, its heap starts from this one instead
+    /// of an empty heap that would be rescanned from the mirror's members
+    /// at its first read.
     least: Vec<f64>,
     least_client: Vec<u32>,
     load: Vec<usize>,
@@ -77,7 +82,7 @@ impl Collector {
             budget,
             buf: (0..k * k).map(|_| Vec::new()).collect(),
             cut,
-            least: vec![f64::INFINITY; k * k],
+            least: vec![NO_MOVE; k * k],
             least_client: vec![u32::MAX; k * k],
             load: vec![0; k],
             tied: Vec::new(),
@@ -185,7 +190,7 @@ impl Collector {
         let cut = self.cut[p];
         let tau = if !entries.is_empty() {
             (cut.0 != f64::MAX).then_some(cut)
-        } else if self.least[p] < f64::INFINITY {
+        } else if self.least[p] < NO_MOVE {
             Some((self.least[p], self.least_client[p]))
         } else {
             None
