@@ -223,10 +223,16 @@ fn cut_back(b: &mut Vec<Entry>, budget: usize) -> (f64, u32) {
 }
 
 /// Rank of the collected move kept as a pair's seed cut: with samples of
-/// one row in 16, the seed estimates the whole instance's 384th least move
-/// (3 × the largest budget), so the start collects about `3B` moves per
-/// pair and rarely cuts.
-const SEED_RANK: usize = 24;
+/// one row in 16, the seed estimates the whole instance's 192nd least move
+/// (1.5 × the largest budget). Each parallel chunk collects every move
+/// under the seed, so a high seed costs every chunk the same pushes and
+/// cuts: rank 24 made a chunk of 100,000 rows take 20.8 ms where the one
+/// chunk of 200,000 took 28 ms (200,000 × 50, two threads: no speed-up),
+/// and a sample's budget of 16 often kept fewer than 24 moves, leaving the
+/// pair without a seed. Rank 12, `solve_ms` on an idle 2-core machine:
+/// 200,000 × 50 91–103 → 76–81 ms, 100,000 × 20 22–27 → 17–23 ms,
+/// 1,000,000 × 50 unchanged (251–278 ms).
+const SEED_RANK: usize = 12;
 
 /// The `SEED_RANK`-th least key of a buffer (`f64::MAX` when shorter).
 fn seed_key(b: &[Entry]) -> f64 {
