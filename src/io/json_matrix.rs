@@ -10,13 +10,13 @@
 //! at 141 MiB/s through `Value`s and at 681 MiB/s here (one thread).
 //!
 //! It gives up (`None`) at anything but a well-formed array of arrays of
-//! JSON numbers that are valid latencies (or `null`, for matrices whose
-//! cells may be missing: [`Cells::LatenciesOrNull`], SPD's `access` and
-//! `server_latency`, read as `NaN` like the slow path reads them) (`null`
-//! elsewhere, a string, a nested value,
-//! `NaN`, a negative or too large delay, a number JSON does not allow such
-//! as `01`, `.5` or `+1`, an escaped key): the caller then reads the file
-//! the slow way, so every error message stays the one that path gives. The
+//! JSON numbers that are valid latencies. Matrices whose cells may be
+//! missing ([`Cells::LatenciesOrNull`]: SPD's `access` and
+//! `server_latency`) also take `null`, read as `NaN` as the slow path
+//! reads it. Anything else (`null` where it is not allowed, a string, a
+//! nested value, `NaN`, a negative or too large delay, a number JSON does
+//! not allow such as `01`, `.5` or `+1`, an escaped key) sends the caller
+//! to the slow path, so every error message stays the one it gives. The
 //! caller also falls back when the shortened text does not parse, so
 //! syntax errors keep their line and column. `O(bytes)`.
 
