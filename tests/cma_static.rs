@@ -266,7 +266,7 @@ proptest! {
         use serverpick::problems::cma::exact_flow::{exact_flow_graph, exact_flow_graph_tuned, FlowTuning};
         let clients: Vec<usize> = (0..inst.clients()).collect();
         let plain = exact_flow_graph(&inst, &clients).unwrap();
-        let tuning = FlowTuning { sample_from: from, min_chunk: chunk };
+        let tuning = FlowTuning { sample_from: from, min_chunk: chunk, ..FlowTuning::default() };
         let sampled = exact_flow_graph_tuned(&inst, &clients, tuning).unwrap();
         match (plain, sampled) {
             (None, None) => {}
@@ -283,6 +283,191 @@ proptest! {
                 prop_assert!(ev.is_feasible(), "{:?}", ev.violations);
             }
             _ => prop_assert!(false, "feasibility differs"),
+        }
+    }
+}
+
+/// Instances whose rows are shifts of a few base rows (integer base
+/// delays: many ties; shifts in quarters), one row in five of its own.
+fn shifted_strategy(max_n: usize, max_k: usize) -> impl Strategy<Value = CmaInstance> {
+    (1..=max_n, 1..=max_k, 1usize..5).prop_flat_map(|(n, k, bases)| {
+        (
+            prop::collection::vec(0usize..=n, k),
+            prop::collection::vec(0u32..12, bases * k),
+            prop::collection::vec((0..bases, 0u32..24, 0u32..5), n),
+            prop::collection::vec(0.0f64..50.0, n * k),
+        )
+            .prop_map(move |(cap, base, rows, own)| {
+                let mut delay = Vec::with_capacity(n * k);
+                for (i, &(b, shift, kind)) in rows.iter().enumerate() {
+                    for j in 0..k {
+                        delay.push(if kind == 0 {
+                            own[i * k + j]
+                        } else {
+                            f64::from(base[b * k + j]) + f64::from(shift) / 4.0
+                        });
+                    }
+                }
+                CmaInstance::new("shifted", cap, delay).unwrap()
+            })
+    })
+}
+
+/// `exact-flow` always through the shift classes (every size, any count).
+fn classes_always() -> serverpick::problems::cma::exact_flow::FlowTuning {
+    serverpick::problems::cma::exact_flow::FlowTuning {
+        classes_from: 0,
+        class_share: 1,
+        ..Default::default()
+    }
+}
+
+/// `exact-flow` never through the shift classes.
+fn rows_only() -> serverpick::problems::cma::exact_flow::FlowTuning {
+    serverpick::problems::cma::exact_flow::FlowTuning {
+        classes_from: usize::MAX,
+        ..Default::default()
+    }
+}
+
+fn total_delay(inst: &CmaInstance, assign: &[usize]) -> f64 {
+    assign
+        .iter()
+        .enumerate()
+        .map(|(i, &j)| inst.delay(i, j))
+        .sum()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Through the classes on tiny instances: brute force's optimum, a
+    /// certificate equal to it, and no negative cycle.
+    #[test]
+    fn classes_equal_brute_force(inst in shifted_strategy(7, 3)) {
+        use serverpick::problems::cma::exact_flow::solve_exact_flow_tuned;
+        let found = solve_exact_flow_tuned(&inst, classes_always()).unwrap();
+        match (brute_force(&inst), found) {
+            (None, None) => {}
+            (Some(best), Some((assign, bound))) => {
+                let total = total_delay(&inst, &assign);
+                prop_assert!((total - best).abs() < 1e-9, "{total} vs {best}");
+                prop_assert!((bound - best).abs() < 1e-9, "bound {bound} vs {best}");
+                prop_assert!(residual_negative_cycle(&inst, &some(&assign)).is_none());
+            }
+            (best, found) => prop_assert!(false, "brute force {best:?}, classes {found:?}"),
+        }
+    }
+
+    /// The class path itself (no fallback) on larger instances with many
+    /// shifted rows and ties: the row path's and the LP's optimum, loads
+    /// within capacity, and the bound of its prices equal to it.
+    #[test]
+    fn classes_equal_rows_and_lp(inst in shifted_strategy(80, 6)) {
+        use serverpick::problems::cma::class_flow::solve_rows_by_classes;
+        use serverpick::problems::cma::exact_flow::solve_exact_flow_tuned;
+        let rows = solve_exact_flow_tuned(&inst, rows_only()).unwrap();
+        let classes = solve_rows_by_classes(&inst, &inst.capacity, 1).unwrap();
+        match (rows, classes) {
+            (None, None) => prop_assert!(inst.clients() > inst.total_capacity()),
+            (Some((a, _)), Some(c)) => {
+                let (b, prices, bound) = (c.assign, c.prices, c.bound);
+                let (ta, tb) = (total_delay(&inst, &a), total_delay(&inst, &b));
+                prop_assert!((ta - tb).abs() <= 1e-9 * ta.max(1.0), "rows {ta} classes {tb}");
+                prop_assert!((bound - tb).abs() <= 1e-9 * tb.max(1.0), "bound {bound} vs {tb}");
+                let clients: Vec<usize> = (0..inst.clients()).collect();
+                let again = serverpick::problems::cma::exact_flow::dual_bound(&inst, &clients, &prices);
+                prop_assert!((again - bound).abs() <= 1e-9 * tb.max(1.0));
+                let ev = serverpick::problems::cma::eval::evaluate_cma(&inst, &some(&b), 100.0);
+                prop_assert!(ev.is_feasible(), "{:?}", ev.violations);
+                let lp = run_cma("exact", &inst, &SolveOptions::default());
+                prop_assert!((lp.objective.unwrap() - tb).abs() < 1e-6 * tb.max(1.0));
+            }
+            (rows, classes) => prop_assert!(false, "rows {:?} classes {:?}", rows.is_some(), classes.is_some()),
+        }
+    }
+
+    /// The class solver on weighted classes (large enough to start from a
+    /// sample; closed mirrors) equals the network simplex, and its prices
+    /// certify it.
+    #[test]
+    fn class_solver_equals_network_simplex(
+        (k, offsets, weight, cap) in (1usize..6, 1usize..700).prop_flat_map(|(k, d)| (
+            Just(k),
+            prop::collection::vec((0u32..40).prop_map(f64::from), d * k),
+            prop::collection::vec(1usize..30, d),
+            prop::collection::vec(0usize..4000, k),
+        ))
+    ) {
+        use serverpick::problems::cma::class_flow::solve_classes;
+        use serverpick::problems::cma::transport::solve_transport;
+        let inst = CmaInstance::new_weighted("w", cap.clone(), offsets.clone(), weight.clone()).unwrap();
+        let ours = solve_classes(k, &offsets, &weight, &inst.capacity).unwrap();
+        let simplex = solve_transport(&inst, &inst.capacity).unwrap();
+        match (ours, simplex) {
+            (None, None) => {}
+            (Some(s), Some((split, _))) => {
+                let cost = |c: usize, j: usize| offsets[c * k + j];
+                let mut load = vec![0usize; k];
+                let mut ours_total = 0.0;
+                for (c, parts) in s.parts.iter().enumerate() {
+                    prop_assert_eq!(parts.iter().map(|p| p.1).sum::<usize>(), weight[c]);
+                    for &(j, u) in parts {
+                        load[j] += u;
+                        ours_total += u as f64 * cost(c, j);
+                    }
+                }
+                for (l, c) in load.iter().zip(&inst.capacity) {
+                    prop_assert!(l <= c);
+                }
+                let mut theirs = 0.0;
+                for (c, ps) in split.iter().enumerate() {
+                    for &[j, u] in ps {
+                        theirs += u as f64 * cost(c, j);
+                    }
+                }
+                prop_assert!((ours_total - theirs).abs() < 1e-6, "{ours_total} vs {theirs}");
+                let rows: Vec<usize> = (0..weight.len()).collect();
+                let bound = serverpick::problems::cma::exact_flow::dual_bound(&inst, &rows, &s.prices);
+                prop_assert!((bound - ours_total).abs() < 1e-6, "bound {bound} vs {ours_total}");
+            }
+            (a, b) => prop_assert!(false, "ours {:?} simplex {:?}", a.is_some(), b.is_some()),
+        }
+    }
+}
+
+/// The grouping is the same on one thread and on three, and every row of
+/// a class is a shift of the class's offsets.
+#[test]
+fn row_classes_are_the_same_on_any_number_of_threads() {
+    use serverpick::problems::cma::row_classes::group_rows;
+    let (n, k) = (300_000, 7);
+    let mut delay = Vec::with_capacity(n * k);
+    for i in 0..n {
+        let base = (i * 7919) % 1_000;
+        let shift = ((i * 31) % 97) as f64 * 0.37;
+        for j in 0..k {
+            delay.push(((base * (j + 3) * 2_654_435_761) % 1_000) as f64 / 7.0 + shift);
+        }
+    }
+    let max = delay.iter().copied().fold(0.0, f64::max);
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| group_rows(&delay, k, max, 16)).unwrap()
+    };
+    let (one, three) = (on(1), on(3));
+    assert_eq!(one.of_row, three.of_row);
+    assert_eq!(one.weight, three.weight);
+    assert_eq!(one.offsets, three.offsets);
+    assert_eq!(one.len(), 1_000);
+    for (i, &c) in one.of_row.iter().enumerate() {
+        let row = &delay[i * k..(i + 1) * k];
+        let least = row.iter().copied().fold(f64::INFINITY, f64::min);
+        for (d, o) in row.iter().zip(one.offsets_of(c as usize)) {
+            assert!((d - least - o).abs() < 1e-9 * max, "row {i}");
         }
     }
 }

@@ -17,6 +17,7 @@
 //!   (capacitated p-median), the curve over `K` (docs/plan.md).
 
 pub mod arrays;
+pub mod class_flow;
 pub mod cli;
 pub mod engines;
 pub mod eval;
@@ -34,6 +35,7 @@ pub mod pings;
 pub mod plan;
 pub mod playnow;
 pub mod repro;
+pub mod row_classes;
 pub mod sim;
 pub mod sites;
 pub mod solution_file;
