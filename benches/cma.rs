@@ -11,6 +11,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serverpick::core::{Ctx, SolveOptions};
+use serverpick::problems::cma::class_rows::solve_players_by_classes;
 use serverpick::problems::cma::engines::cma_engine;
 use serverpick::problems::cma::exact_flow::solve_exact_flow;
 use serverpick::problems::cma::gen::{generate_cma, GenCmaConfig, Scenario};
@@ -61,7 +62,8 @@ fn exact_flow(c: &mut Criterion) {
 
 /// `exact-flow` with player counts: 10,000 regions × 200 mirrors, about
 /// 10⁷ players (counts uniform in 1..1999), 5 % spare capacity; the
-/// network simplex of `transport.rs`.
+/// network simplex of `transport.rs` against the shift classes of
+/// `class_rows.rs` (what `exact-flow` runs first).
 fn exact_flow_weighted(c: &mut Criterion) {
     let mut g = c.benchmark_group("cma_exact_flow_weighted");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
@@ -80,6 +82,13 @@ fn exact_flow_weighted(c: &mut Criterion) {
             solve_transport(&inst, &inst.capacity)
                 .expect("solve")
                 .expect("feasible")
+        })
+    });
+    g.bench_function("brite_10000x200_1e7_players_classes", |b| {
+        b.iter(|| {
+            solve_players_by_classes(&inst, &inst.capacity)
+                .expect("solve")
+                .expect("certified")
         })
     });
     g.finish();

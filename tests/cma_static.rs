@@ -364,7 +364,7 @@ proptest! {
     /// within capacity, and the bound of its prices equal to it.
     #[test]
     fn classes_equal_rows_and_lp(inst in shifted_strategy(80, 6)) {
-        use serverpick::problems::cma::class_flow::solve_rows_by_classes;
+        use serverpick::problems::cma::class_rows::solve_rows_by_classes;
         use serverpick::problems::cma::exact_flow::solve_exact_flow_tuned;
         let rows = solve_exact_flow_tuned(&inst, rows_only()).unwrap();
         let classes = solve_rows_by_classes(&inst, &inst.capacity, 1).unwrap();

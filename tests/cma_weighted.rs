@@ -1,5 +1,6 @@
 //! CMA rows that count players (`players`): weighted = expanded in every
-//! static engine, weighted exact-flow (network simplex) = the LP, the split
+//! static engine, weighted exact-flow (shift classes, network simplex) =
+//! the LP, the split
 //! solution format, and invalid input.
 
 mod common_cli;
@@ -66,6 +67,40 @@ proptest! {
         if gu.status == Status::Feasible {
             prop_assert!(close(&g, &gu), "{:?} vs {:?}", g.objective, gu.objective);
             prop_assert!(g.objective.unwrap() >= base.objective.unwrap() - 1e-7);
+        }
+    }
+
+    /// The shift-class path itself (no fallback to the network simplex):
+    /// the simplex's optimum, every row's players handed out, loads within
+    /// capacity, and a bound equal to the delay.
+    #[test]
+    fn weighted_classes_equal_the_network_simplex(inst in weighted_strategy(40, 6, 60)) {
+        use serverpick::problems::cma::class_rows::solve_players_by_classes;
+        use serverpick::problems::cma::transport::solve_transport;
+        let total = |split: &[Vec<[usize; 2]>]| -> f64 {
+            split.iter().enumerate()
+                .flat_map(|(i, ps)| ps.iter().map(move |&[j, u]| (i, j, u)))
+                .map(|(i, j, u)| u as f64 * inst.delay(i, j))
+                .sum()
+        };
+        let ours = solve_players_by_classes(&inst, &inst.capacity).unwrap();
+        let simplex = solve_transport(&inst, &inst.capacity).unwrap();
+        match (ours, simplex) {
+            (None, None) => prop_assert!(inst.total_players() > inst.total_capacity()),
+            (Some(c), Some((split, _))) => {
+                let (a, b) = (total(&c.split), total(&split));
+                prop_assert!((a - b).abs() <= 1e-9 * b.max(1.0), "classes {a} simplex {b}");
+                prop_assert!((c.bound - a).abs() <= 1e-9 * a.max(1.0), "bound {} vs {a}", c.bound);
+                let mut load = vec![0usize; inst.mirrors()];
+                for (i, ps) in c.split.iter().enumerate() {
+                    prop_assert_eq!(ps.iter().map(|p| p[1]).sum::<usize>(), inst.weight(i));
+                    for &[j, u] in ps {
+                        load[j] += u;
+                    }
+                }
+                prop_assert!(load.iter().zip(&inst.capacity).all(|(l, c)| l <= c));
+            }
+            (a, b) => prop_assert!(false, "classes {:?} simplex {:?}", a.is_some(), b.is_some()),
         }
     }
 

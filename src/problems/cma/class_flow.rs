@@ -37,18 +37,9 @@
 //! 1–4; about 25 ms in all, most of it in the middle samples, whose classes
 //! hold one or two units each.
 //!
-//! [`solve_rows_by_classes`] puts it together for an instance: group the
-//! rows, solve the classes, give each class's rows its parts in row
-//! order, and certify the result on the real rows: the LP dual bound of
-//! the class prices must equal the assignment's delay (within
-//! [`crate::core::check`]'s tolerance), else the caller solves row by row.
-//! The certificate makes the proof independent of the grouping.
+//! [`crate::problems::cma::class_rows`] applies it to an instance's rows.
 
-use crate::core::check::below;
 use crate::error::{Error, Result};
-use crate::problems::cma::model::CmaInstance;
-use crate::problems::cma::row_classes::group_rows;
-use rayon::prelude::*;
 
 /// From this many classes on, the start comes from a sample.
 const SAMPLE_FROM: usize = 256;
@@ -505,130 +496,9 @@ impl<'a> ClassGraph<'a> {
     }
 }
 
-/// A certified optimum over an instance's rows.
-#[derive(Debug, Clone)]
-pub struct Certified {
-    /// The mirror of each row.
-    pub assign: Vec<usize>,
-    /// The dual prices (`INFINITY` for a closed mirror).
-    pub prices: Vec<f64>,
-    /// Their LP dual bound, equal to the assignment's delay.
-    pub bound: f64,
-}
-
-/// The static optimum over every row of a unit-row instance with
-/// capacities `cap`, found over its shift classes: the mirror per row, the
-/// dual prices and the LP dual bound. `Ok(None)` when the rows have too many
-/// classes (more than `n / share`), when there are more rows than capacity,
-/// or when the certificate fails: a load above capacity, or the bound on
-/// the real rows short of the assignment's delay by more than the
-/// tolerance (then the caller solves row by row). One read of the matrix
-/// to group, one to certify.
-pub fn solve_rows_by_classes(
-    inst: &CmaInstance,
-    cap: &[usize],
-    share: usize,
-) -> Result<Option<Certified>> {
-    if inst.is_weighted() {
-        return Ok(None);
-    }
-    let Some(classes) = group_rows(inst.delay_matrix(), inst.mirrors(), inst.max_delay(), share)
-    else {
-        return Ok(None);
-    };
-    let Some(split) = solve_classes(inst.mirrors(), &classes.offsets, &classes.weight, cap)? else {
-        return Ok(None);
-    };
-    let assign = expand(&classes.of_row, &split.parts)?;
-    let mut load = vec![0usize; cap.len()];
-    for &j in &assign {
-        load[j] += 1;
-    }
-    if load.iter().zip(cap).any(|(l, c)| l > c) {
-        return Ok(None);
-    }
-    let (delay, bound) = certify(inst, &assign, &split.prices, cap);
-    if below(bound, delay) {
-        return Ok(None);
-    }
-    Ok(Some(Certified {
-        assign,
-        prices: split.prices,
-        bound,
-    }))
-}
-
-/// Each row's mirror: a class's rows, in row order, fill its parts in
-/// mirror order. `O(n)`.
-fn expand(of_row: &[u32], parts: &[Vec<(usize, usize)>]) -> Result<Vec<usize>> {
-    let mut at = vec![0usize; parts.len()];
-    let mut used = vec![0usize; parts.len()];
-    of_row
-        .iter()
-        .map(|&c| {
-            let c = c as usize;
-            let short = || Error::Solver(format!("class {c} has more rows than units"));
-            let ps = parts.get(c).ok_or_else(short)?;
-            while ps.get(at[c]).is_some_and(|p| used[c] == p.1) {
-                at[c] += 1;
-                used[c] = 0;
-            }
-            let &(mirror, _) = ps.get(at[c]).ok_or_else(short)?;
-            used[c] += 1;
-            Ok(mirror)
-        })
-        .collect()
-}
-
-/// The assignment's total delay and the LP dual bound of `prices` with
-/// capacities `cap`, both over the real rows in one parallel pass (fixed
-/// chunks summed in order: the same bits on any number of threads).
-fn certify(inst: &CmaInstance, assign: &[usize], prices: &[f64], cap: &[usize]) -> (f64, f64) {
-    let k = inst.mirrors();
-    let parts: Vec<(f64, f64)> = inst
-        .delay_matrix()
-        .par_chunks(CERTIFY_CHUNK * k)
-        .zip(assign.par_chunks(CERTIFY_CHUNK))
-        .map(|(rows, mirrors)| {
-            let (mut delay, mut least) = (0.0, 0.0);
-            for (row, &m) in rows.chunks_exact(k).zip(mirrors) {
-                delay += row[m];
-                least += row
-                    .iter()
-                    .zip(prices)
-                    .map(|(d, p)| d + p)
-                    .fold(f64::INFINITY, f64::min);
-            }
-            (delay, least)
-        })
-        .collect();
-    let delay: f64 = parts.iter().map(|p| p.0).sum();
-    let least: f64 = parts.iter().map(|p| p.1).sum();
-    let paid: f64 = prices
-        .iter()
-        .zip(cap)
-        .filter(|(p, _)| p.is_finite())
-        .map(|(p, &c)| p * c as f64)
-        .sum();
-    (delay, least - paid)
-}
-
-/// Rows per chunk of [`certify`].
-const CERTIFY_CHUNK: usize = 32_768;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_class_is_split_over_mirrors_in_row_order() {
-        let parts = vec![vec![(1, 2), (3, 1)], vec![(0, 2)]];
-        assert_eq!(
-            expand(&[0, 1, 0, 0, 1], &parts).unwrap(),
-            vec![1, 0, 1, 3, 0]
-        );
-        assert!(expand(&[1, 1, 1], &parts).is_err());
-    }
 
     #[test]
     fn scaled_parts_keep_the_units_and_give_the_rest_to_the_largest() {

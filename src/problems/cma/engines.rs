@@ -25,7 +25,7 @@ use crate::problems::cma::eval::{
 };
 use crate::problems::cma::model::{CmaInstance, CmaState};
 use crate::problems::cma::moves::MoveGraph;
-use crate::problems::cma::{exact_flow, exact_lp, join, transport, weighted};
+use crate::problems::cma::{class_rows, exact_flow, exact_lp, join, transport, weighted};
 use serde::{Deserialize, Serialize};
 
 /// A static CMA solution: exactly one of `assign` (a mirror per client
@@ -149,12 +149,13 @@ impl Engine<CmaInstance> for ExactFlow {
             return out;
         }
         exact_lp::write_reference(inst, ctx);
+        // The grouping, the start and the bound run on rayon: `--threads`
+        // sizes the pool.
+        use crate::lp::model_out::install;
         if inst.is_weighted() {
-            return settle(exact_flow_weighted(inst));
+            return settle(install(&ctx.deadline, || exact_flow_weighted(inst)));
         }
-        // The start and the bound run on rayon: `--threads` sizes the pool.
-        let found =
-            crate::lp::model_out::install(&ctx.deadline, || exact_flow::solve_exact_flow(inst));
+        let found = install(&ctx.deadline, || exact_flow::solve_exact_flow(inst));
         settle(found.map(|found| match found {
             Some((assign, bound)) => {
                 Outcome::claim(Status::Optimal, CmaSolution::whole(assign), Some(bound))
@@ -164,10 +165,15 @@ impl Engine<CmaInstance> for ExactFlow {
     }
 }
 
-/// `exact-flow` on rows with player counts: the network simplex
-/// ([`transport`]), its bound from the split's dual prices.
+/// `exact-flow` on rows with player counts: over the rows' shift classes
+/// ([`class_rows::solve_players_by_classes`], certified), else the network
+/// simplex ([`transport`]); the bound from the split's dual prices.
 fn exact_flow_weighted(inst: &CmaInstance) -> Result<CmaOutcome> {
     let cap = &inst.capacity;
+    if let Some(c) = class_rows::solve_players_by_classes(inst, cap)? {
+        let solution = CmaSolution::from_split(c.split);
+        return Ok(Outcome::claim(Status::Optimal, solution, Some(c.bound)));
+    }
     Ok(match transport::solve_transport(inst, cap)? {
         Some((split, prices)) => {
             let rows: Vec<usize> = (0..inst.clients()).collect();

@@ -46,7 +46,7 @@
 //! for optimality independently (Bellman-Ford on `k + 1` nodes).
 
 use crate::error::{Error, Result};
-use crate::problems::cma::class_flow::solve_rows_by_classes;
+use crate::problems::cma::class_rows::solve_rows_by_classes;
 use crate::problems::cma::model::CmaInstance;
 use crate::problems::cma::moves::{MoveGraph, Search};
 use rayon::prelude::*;

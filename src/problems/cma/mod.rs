@@ -18,6 +18,7 @@
 
 pub mod arrays;
 pub mod class_flow;
+pub mod class_rows;
 pub mod cli;
 pub mod engines;
 pub mod eval;

@@ -1,6 +1,8 @@
 //! The static CMA with player counts as a transportation problem with
 //! supplies, solved by the primal network simplex (`exact-flow` on weighted
-//! rows; `plan cma` evaluates mirror sets of weighted instances with it).
+//! rows when the shift classes of [`crate::problems::cma::class_rows`] do
+//! not certify; `plan cma` evaluates mirror sets of weighted instances
+//! with it).
 //!
 //! Nodes: the client rows (supply `w_i`), the open mirrors (demand `C_j`), a
 //! dummy supplier of the spare capacity `Σ C_j − Σ w_i` (arcs to every
