@@ -40,6 +40,7 @@
 //! [`crate::problems::cma::class_rows`] applies it to an instance's rows.
 
 use crate::error::{Error, Result};
+use crate::problems::cma::moves::prices_of;
 
 /// From this many classes on, the start comes from a sample.
 const SAMPLE_FROM: usize = 256;
@@ -483,16 +484,7 @@ impl<'a> ClassGraph<'a> {
     }
 
     fn prices(&self) -> Vec<f64> {
-        let t = self.pot[self.k];
-        (0..self.k)
-            .map(|j| {
-                if self.cap[j] == 0 {
-                    f64::INFINITY
-                } else {
-                    (t - self.pot[j]).max(0.0)
-                }
-            })
-            .collect()
+        prices_of(&self.pot, self.cap)
     }
 }
 

@@ -59,17 +59,10 @@ pub fn solve_rows_by_classes(
         return Ok(None);
     };
     let assign = expand(&classes.of_row, &split.parts)?;
-    let mut load = vec![0usize; cap.len()];
-    for &j in &assign {
-        load[j] += 1;
-    }
-    if load.iter().zip(cap).any(|(l, c)| l > c) {
+    let loads = assign.iter().map(|&j| (j, 1));
+    let Some(bound) = certificate(loads, cap, || certify(inst, &assign, &split.prices, cap)) else {
         return Ok(None);
-    }
-    let (delay, bound) = certify(inst, &assign, &split.prices, cap);
-    if below(bound, delay) {
-        return Ok(None);
-    }
+    };
     Ok(Some(Certified {
         assign,
         prices: split.prices,
@@ -152,17 +145,11 @@ pub fn solve_players_by_classes(
         return Ok(None);
     };
     let split = hand_out_players(inst, &classes.of_row, &found.parts)?;
-    let mut load = vec![0usize; cap.len()];
-    for &[j, u] in split.iter().flatten() {
-        load[j] += u;
-    }
-    if load.iter().zip(cap).any(|(l, c)| l > c) {
+    let loads = split.iter().flatten().map(|&[j, u]| (j, u));
+    let sums = || certify_split(inst, &split, &found.prices, cap);
+    let Some(bound) = certificate(loads, cap, sums) else {
         return Ok(None);
-    }
-    let (delay, bound) = certify_split(inst, &split, &found.prices, cap);
-    if below(bound, delay) {
-        return Ok(None);
-    }
+    };
     Ok(Some(CertifiedSplit {
         split,
         prices: found.prices,
@@ -247,6 +234,25 @@ fn paid(prices: &[f64], cap: &[usize]) -> f64 {
         .filter(|(p, _)| p.is_finite())
         .map(|(p, &c)| p * c as f64)
         .sum()
+}
+
+/// The bound, when every load (`(mirror, players)` pairs) is within
+/// capacity and then `delay_and_bound` (computed only in that case) has
+/// its bound not below its delay.
+fn certificate(
+    loads: impl Iterator<Item = (usize, usize)>,
+    cap: &[usize],
+    delay_and_bound: impl FnOnce() -> (f64, f64),
+) -> Option<f64> {
+    let mut load = vec![0usize; cap.len()];
+    for (j, u) in loads {
+        *load.get_mut(j)? += u;
+    }
+    if load.iter().zip(cap).any(|(l, c)| l > c) {
+        return None;
+    }
+    let (delay, bound) = delay_and_bound();
+    (!below(bound, delay)).then_some(bound)
 }
 
 /// Rows per chunk of [`certify`].

@@ -43,6 +43,22 @@ const INITIAL_BUDGET: usize = 128;
 /// at a refresh, and back to scan mode at half of it.
 const SMALL: usize = 48;
 
+/// Dual prices from node potentials `pot` (the sink last): `p_j =
+/// max(0, π_t − π_j)`, `INFINITY` for a mirror without capacity.
+pub fn prices_of(pot: &[f64], cap: &[usize]) -> Vec<f64> {
+    let t = pot.get(cap.len()).copied().unwrap_or(0.0);
+    cap.iter()
+        .zip(pot)
+        .map(|(&c, &p)| {
+            if c == 0 {
+                f64::INFINITY
+            } else {
+                (t - p).max(0.0)
+            }
+        })
+        .collect()
+}
+
 /// Result of one shortest-chain search.
 #[derive(Debug, Clone, Default)]
 pub struct Search {
@@ -262,16 +278,7 @@ impl<'a> MoveGraph<'a> {
     /// mirrors without capacity): each client sits at a mirror minimising
     /// `d(i,j) + p_j`.
     pub fn prices(&self) -> Vec<f64> {
-        let t = self.pot[self.k];
-        (0..self.k)
-            .map(|j| {
-                if self.cap[j] == 0 {
-                    f64::INFINITY
-                } else {
-                    (t - self.pot[j]).max(0.0)
-                }
-            })
-            .collect()
+        prices_of(&self.pot, &self.cap)
     }
 
     /// Puts absent client `i` on mirror `u`: `O(k)` in scan mode (the cached
