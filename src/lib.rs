@@ -7,7 +7,7 @@
 //! Layout: [`core`] (the family interface, its registry, records, status,
 //! options, the one record filler and cross-check), [`lp`] (HiGHS), [`net`]
 //! (networks and latency matrices), [`io`] (instance discovery, solution
-//! files), [`problems`] (one folder per problem family), [`bench`] (the
+//! files), [`problems`] (one folder per problem family), [`bench`](mod@bench) (the
 //! benchmark runner) and [`cli`] — the last two know no family by name.
 
 #![forbid(unsafe_code)]

@@ -53,7 +53,7 @@ impl Deadline {
     }
 
     /// A deadline `limit` seconds from now (`None` or a limit beyond
-    /// [`MAX_SECS`] = no limit; a negative or NaN limit counts as 0). The
+    /// `MAX_SECS` = no limit; a negative or NaN limit counts as 0). The
     /// process-wide Ctrl-C flag ([`crate::core::interrupt::flag`]) is attached.
     pub fn after(limit: Option<f64>) -> Self {
         let end = limit.and_then(|t| {

@@ -3,7 +3,7 @@
 //! servers or send whole auxiliary games (AGs) to a P2P area, where two of
 //! each AG's players act as its server and replica.
 //!
-//! - [`model`]: instances and solutions; [`file`]: the formats; [`eval`]:
+//! - [`model`]: instances and solutions; [`file`](mod@file): the formats; [`eval`]:
 //!   THE evaluator (loads, moves, Tables 1–2 overhead, P2P QoS);
 //!   [`gamma`]: the uptime model and failure likelihood.
 //! - [`hybrid`]: Algorithm 1 and `distributes`; [`classic`]: Bezerra et

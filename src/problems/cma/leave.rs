@@ -1,6 +1,6 @@
 //! CMA-L, the leave algorithms of Webb & Soh (seed 002 §3.2, Fig. 2).
 //!
-//! - [`l_ignore`] — L-ignore (the status quo of the paper's refs [4,12]):
+//! - [`l_ignore`] — L-ignore (the status quo of the paper's refs \[4,12\]):
 //!   remove the leaver, nobody moves. `O(1)`.
 //! - [`l_greedy`] — L-greedy: after a leave from a full mirror `j`, move in
 //!   the client with the largest delay reduction, then fill the hole it left,

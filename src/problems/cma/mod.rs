@@ -2,7 +2,7 @@
 //! problems.md §3), static and with joins and leaves.
 //!
 //! - [`model`]: instances, capacities, events, the assignment state;
-//!   [`eval`]: THE CMA evaluator; [`file`]: the instance format; [`gen`]:
+//!   [`eval`]: THE CMA evaluator; [`file`](mod@file): the instance format; [`gen`]:
 //!   seed 002 §4's BRITE topology and scenarios; [`events`]: simulation
 //!   output files.
 //! - The paper's policies, named as the paper names them: [`join`]

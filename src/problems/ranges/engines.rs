@@ -2,12 +2,12 @@
 //!
 //! | name         | what | cost |
 //! |--------------|------|------|
-//! | `exact`      | min–max contiguous split: parametric search + greedy probe ([`exact_split`](super::exact::exact_split)), proven optimal | `O(K + I + L log K + probes · N log² K)` |
-//! | `uniform`    | equal cell counts ([`uniform`](super::nbr_adjust::uniform)) | `O(N)` |
-//! | `hash`       | plain DHT: regions hashed onto a ring ([`dht_hash`](super::hash::dht_hash)) | `O(K + NV log NV)` |
+//! | `exact`      | min–max contiguous split: parametric search + greedy probe ([`exact_split`]), proven optimal | `O(K + I + L log K + probes · N log² K)` |
+//! | `uniform`    | equal cell counts ([`uniform`]) | `O(N)` |
+//! | `hash`       | plain DHT: regions hashed onto a ring ([`dht_hash`]) | `O(K + NV log NV)` |
 //! | `nbr-adjust` | neighbours move shared boundaries to the load median ([`nbr_adjust`](super::nbr_adjust::nbr_adjust)) | `O(rounds · N log² K)` |
 //! | `leave-join` | Mercury's leave-join balancing ([`leave_join`](super::leave_join::leave_join)) | `O(moves · N log K)` |
-//! | `exact-budget` | least max load moving at most `--budget` cells from the current split (`uniform`: the format has none) ([`exact_budget`](super::exact_budget::exact_budget)), proven optimal | `O(probes · (N·K + K log K))` |
+//! | `exact-budget` | least max load moving at most `--budget` cells from the current split (`uniform`: the format has none) ([`exact_budget`]), proven optimal | `O(probes · (N·K + K log K))` |
 //!
 //! Every engine returns a solution only; [`run_ranges`] times it and has THE
 //! evaluator ([`super::eval`]) score it through the shared record filler.

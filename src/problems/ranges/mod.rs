@@ -4,7 +4,7 @@
 //! (publications of its cells + every subscription touching it, once) is
 //! least.
 //!
-//! - [`model`]: instances, splits and owner vectors; [`file`]: the instance
+//! - [`model`]: instances, splits and owner vectors; [`file`](mod@file): the instance
 //!   and solution formats; [`eval`]: THE evaluator (loads, matching load,
 //!   fan-out, moved cells).
 //! - [`oracle`]: the `O(log K)` range-load oracle; [`exact`]: the parametric

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! - `preset` (optional, default `seed000`): a name of
-//!   [`Preset`](super::score::Preset);
+//!   [`Preset`];
 //! - `player` (optional): `skill` (optional, finite), `favorites` (optional
 //!   server names);
 //! - `servers` (at least one): `name` (unique), `players` and `max_players`

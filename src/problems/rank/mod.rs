@@ -1,6 +1,6 @@
 //! Rank — server ranking for "play now" (seed 000; problems.md §5).
 //!
-//! - [`model`]: one player, many servers; [`file`]: the rank input
+//! - [`model`]: one player, many servers; [`file`](mod@file): the rank input
 //!   (formats.md "Rank input"); [`score`]: THE score, every factor of every
 //!   preset with its source; [`ranking`]: the ranking and "play now";
 //!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`

@@ -6,7 +6,7 @@
 //! fewest servers; ties: lower delay, then lower variation.
 //!
 //! - [`model`]: instances, solutions, the CS/P2P models; [`eval`]: the one
-//!   SPD evaluator; [`file`]: the instance format; [`gen`]: seed 001 §IV's
+//!   SPD evaluator; [`file`](mod@file): the instance format; [`gen`]: seed 001 §IV's
 //!   generator and `--from-matrix`.
 //! - The paper's algorithms, one file each, named as the paper names them:
 //!   [`algorithm_matching`], [`spdcs_h`], [`spdp2p_h`], [`zizo`] (Lee et

@@ -10,7 +10,7 @@
 //!   `exact`. Figures: servers used per algorithm vs f (Figs. 7–9's server
 //!   counts), servers used and delay per algorithm vs clients at the paper's
 //!   f = 1.3 (Figs. 7–9), runtime per algorithm.
-//! - [`repro_cma`]: seed 002 §4 Figs. 4–8, in [`crate::problems::cma::repro`].
+//! - `repro_cma`: seed 002 §4 Figs. 4–8, in [`crate::problems::cma::repro`].
 
 use crate::bench::plot::{draw_chart, series_table, ChartSpec, Series, Style};
 use crate::bench::row::BenchRow;

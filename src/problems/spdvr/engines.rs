@@ -6,8 +6,8 @@
 //! |--------------|------------------------------------|--------|--------|
 //! | `chains`     | SPDVRCS-H (Algorithm 1 + Algorithm Chains), exact for CS | CS | [`chains`](super::chains::chains) |
 //! | `spdvrp2p-h` | SPDVRP2P-H (Algorithm 2, ConstructL, Reassign) | P2P | [`spdvrp2p_h`](super::spdvrp2p_h::spdvrp2p_h) |
-//! | `p2p-vr-ls`  | beyond the paper: iterated local search on single-client moves | P2P | [`p2p_vr_ls`](super::p2p_vr_ls) |
-//! | `exact`      | MILP on HiGHS                      | CS, P2P | [`exact`](super::exact) |
+//! | `p2p-vr-ls`  | beyond the paper: iterated local search on single-client moves | P2P | [`p2p_vr_ls`] |
+//! | `exact`      | MILP on HiGHS                      | CS, P2P | [`exact`] |
 //!
 //! [`run_spdvr`] checks the start, times the engine, and has the SPDVR
 //! evaluator ([`evaluate_spdvr`]) compute every metric before and after.

@@ -4,8 +4,8 @@
 //! Moving client `c` changes only the pairs that involve `c`. For the others,
 //! each host's two smallest and two largest access latencies without `c` give
 //! the extremes of the pair delays that do not involve `c` in `O(m + k²)`
-//! ([`P2pMoves::without`]); each candidate host then costs `O(k)`
-//! ([`P2pMoves::with_client`]), against the paper's `O(m² log m)` rebuild of
+//! (`P2pMoves::without`); each candidate host then costs `O(k)`
+//! (`P2pMoves::with_client`), against the paper's `O(m² log m)` rebuild of
 //! the sorted pair list per candidate. `k` = number of allowed hosts.
 
 use crate::problems::spd::model::{SpdInstance, SpdSolution};

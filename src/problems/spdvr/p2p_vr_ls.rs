@@ -14,7 +14,7 @@
 //!    best. A fixed number of rounds ([`ROUNDS`]), seeded by
 //!    `SolveOptions::seed` (ChaCha8): deterministic.
 //!
-//! Each move is evaluated incrementally ([`P2pMoves`]): `O(m + k²)` per
+//! Each move is evaluated incrementally (`P2pMoves`): `O(m + k²)` per
 //! client and `O(k)` per candidate host, so a sweep costs `O(m·(m + k²))`.
 
 use crate::core::engine::{Ctx, Engine};

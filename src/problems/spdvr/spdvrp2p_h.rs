@@ -24,7 +24,7 @@
 //! both clients").
 //!
 //! The decisions are the paper's; only the evaluation is incremental: a
-//! candidate's `dv(L')`, `d(L')` come from [`P2pMoves`] in `O(k)` after an
+//! candidate's `dv(L')`, `d(L')` come from `P2pMoves` in `O(k)` after an
 //! `O(m + k²)` pass per Reassign, instead of rebuilding and sorting the
 //! `m²/2` pairs per candidate. Finding the first/last pair is an `O(m²)` scan
 //! per iteration. Each accepted move strictly lowers `dv` (by more than a

@@ -19,7 +19,7 @@
 //!   the members (`O(|u|)`).
 //! - **heap mode** (crowded mirrors, e.g. `exact-flow` on 100,000 clients):
 //!   each pair keeps a binary min-heap of candidate moves with lazy deletion
-//!   and a budget `B` ([`pair::Heap`]), so memory is `O(k² B + n)` instead of
+//!   and a budget `B` (`pair::Heap`), so memory is `O(k² B + n)` instead of
 //!   `O(nk)` and a client costs `O(k log B)` to add.
 //!
 //! Chains are shortest paths found by Dijkstra on the `k + 1` nodes with

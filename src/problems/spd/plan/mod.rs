@@ -18,7 +18,7 @@
 //! 1. μ starts at the top of the range: by default a bound every finite
 //!    solution meets, so the first step is the fewest hosts at any delay
 //!    (one, when some server reaches every client);
-//! 2. at μ, `exact`'s first two stages ([`hosts_then_delay`]) give the proven
+//! 2. at μ, `exact`'s first two stages (`hosts_then_delay`) give the proven
 //!    least host count `k = h(μ)` and the least delay `δ(k) <= μ` at that
 //!    count: the breakpoint `(δ(k), k)`;
 //! 3. μ moves to just below `δ(k)` (the largest bound that
