@@ -133,6 +133,9 @@ fn start(
             sub_weight.push(s);
         }
     }
+    if sample.is_empty() {
+        return Ok(flat());
+    }
     let sub_offsets: Vec<f64> = sample
         .iter()
         .flat_map(|&c| offsets[c * k..(c + 1) * k].iter().copied())
@@ -150,7 +153,12 @@ fn start(
         split[c] = scale_parts(parts, s, weight[c]);
     }
     Ok(Start {
-        prices: (0..k).map(|j| closed(j, sub.prices[j].max(0.0))).collect(),
+        prices: (0..k)
+            .map(|j| {
+                let p = sub.prices[j];
+                closed(j, if p.is_finite() { p.max(0.0) } else { 0.0 })
+            })
+            .collect(),
         split,
     })
 }
@@ -511,5 +519,21 @@ mod tests {
         assert!(solve_classes(2, &offsets, &[3, 2], &[2, 2])
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn many_empty_classes_leave_the_sample_empty() {
+        // 300 classes (enough to sample) holding 3 units in all: the
+        // sample of every 8th unit is empty, and the start is flat.
+        let offsets: Vec<f64> = (0..600).map(|x| f64::from(x % 7)).collect();
+        let mut weight = vec![0; 300];
+        weight[5] = 1;
+        weight[100] = 2;
+        let s = solve_classes(2, &offsets, &weight, &[1, 5])
+            .unwrap()
+            .unwrap();
+        let units: usize = s.parts.iter().flatten().map(|p| p.1).sum();
+        assert_eq!(units, 3);
+        assert!(s.prices.iter().all(|p| p.is_finite()));
     }
 }

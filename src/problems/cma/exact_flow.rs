@@ -463,8 +463,10 @@ pub fn solve_exact_flow_tuned(
         return Ok(None);
     }
     if n >= tuning.classes_from {
-        let found = solve_rows_by_classes(inst, &inst.capacity, tuning.class_share)?;
-        if let Some(c) = found {
+        // Anything the classes do not certify, an internal error included,
+        // is left to the row algorithm, which does not depend on them.
+        let found = solve_rows_by_classes(inst, &inst.capacity, tuning.class_share);
+        if let Ok(Some(c)) = found {
             return Ok(Some((c.assign, c.bound)));
         }
     }
