@@ -10,9 +10,9 @@
 //! - [`solve_rows_by_classes`]: unit rows (`exact-flow`'s first try);
 //! - [`solve_players_by_classes`]: rows that count players, each row
 //!   split over its class's parts as its players need (`exact-flow` on
-//!   weighted rows; grouped at any class count, as the class solver beats
-//!   the network simplex even on distinct rows: 10,000 regions × 200
-//!   mirrors, 10⁷ players, 136 ms against 384 ms).
+//!   weighted rows; grouped at any class count: on 10,000 regions × 200
+//!   mirrors with 10⁷ players, 4,917 classes, it took 136 ms against the
+//!   network simplex's 384 ms).
 //!
 //! One read of the matrix to group, one to certify, `O(n)` to hand out.
 
