@@ -86,7 +86,7 @@ fn exact_flow_weighted(c: &mut Criterion) {
     });
     g.bench_function("brite_10000x200_1e7_players_classes", |b| {
         b.iter(|| {
-            solve_players_by_classes(&inst, &inst.capacity)
+            solve_players_by_classes(&inst)
                 .expect("solve")
                 .expect("certified")
         })

@@ -367,7 +367,7 @@ proptest! {
         use serverpick::problems::cma::class_rows::solve_rows_by_classes;
         use serverpick::problems::cma::exact_flow::solve_exact_flow_tuned;
         let rows = solve_exact_flow_tuned(&inst, rows_only()).unwrap();
-        let classes = solve_rows_by_classes(&inst, &inst.capacity, 1).unwrap();
+        let classes = solve_rows_by_classes(&inst, 1).unwrap();
         match (rows, classes) {
             (None, None) => prop_assert!(inst.clients() > inst.total_capacity()),
             (Some((a, _)), Some(c)) => {

@@ -83,7 +83,7 @@ proptest! {
                 .map(|(i, j, u)| u as f64 * inst.delay(i, j))
                 .sum()
         };
-        let ours = solve_players_by_classes(&inst, &inst.capacity).unwrap();
+        let ours = solve_players_by_classes(&inst).unwrap();
         let simplex = solve_transport(&inst, &inst.capacity).unwrap();
         match (ours, simplex) {
             (None, None) => prop_assert!(inst.total_players() > inst.total_capacity()),

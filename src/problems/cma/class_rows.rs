@@ -2,9 +2,10 @@
 //! instance's rows: group them into shift classes
 //! ([`crate::problems::cma::row_classes`]), solve the classes, give each
 //! class's rows its parts in row order, and certify the result on the
-//! real rows: every load within capacity, and the LP dual bound of the
-//! class prices equal to the rows' total delay (within
-//! [`crate::core::check`]'s tolerance). When the certificate fails the
+//! real rows: THE evaluator ([`crate::problems::cma::eval`]) finds it
+//! feasible, and the LP dual bound of the class prices
+//! ([`crate::problems::cma::exact_flow::dual_bound`]) equals the total
+//! delay it measured (within [`crate::core::check`]'s tolerance). When the certificate fails the
 //! caller solves otherwise, so the proof does not depend on the grouping.
 //!
 //! - [`solve_rows_by_classes`]: unit rows (`exact-flow`'s first try);
@@ -14,15 +15,19 @@
 //!   mirrors with 10⁷ players, 4,917 classes, it took 136 ms against the
 //!   network simplex's 384 ms).
 //!
-//! One read of the matrix to group, one to certify, `O(n)` to hand out.
+//! One read of the matrix to group, the evaluator's and the bound's to
+//! certify, `O(n)` to hand out.
 
 use crate::core::check::below;
 use crate::error::{Error, Result};
 use crate::problems::cma::class_flow::solve_classes;
+use crate::problems::cma::eval::{
+    evaluate_cma_split, evaluate_cma_static, CmaEvaluation, DEFAULT_THRESHOLD_MS,
+};
+use crate::problems::cma::exact_flow::dual_bound;
 use crate::problems::cma::exact_lp::Split;
 use crate::problems::cma::model::CmaInstance;
 use crate::problems::cma::row_classes::group_rows;
-use rayon::prelude::*;
 
 /// A certified optimum over an instance's rows.
 #[derive(Debug, Clone)]
@@ -35,19 +40,13 @@ pub struct Certified {
     pub bound: f64,
 }
 
-/// The static optimum over every row of a unit-row instance with
-/// capacities `cap`, found over its shift classes: the mirror per row, the
-/// dual prices and the LP dual bound. `Ok(None)` when the rows have too many
-/// classes (more than `n / share`), when there are more rows than capacity,
-/// or when the certificate fails: a load above capacity, or the bound on
-/// the real rows short of the assignment's delay by more than the
-/// tolerance (then the caller solves row by row). One read of the matrix
-/// to group, one to certify.
-pub fn solve_rows_by_classes(
-    inst: &CmaInstance,
-    cap: &[usize],
-    share: usize,
-) -> Result<Option<Certified>> {
+/// The static optimum over every row of a unit-row instance, found over
+/// its shift classes: the mirror per row, the dual prices and the LP dual
+/// bound. `Ok(None)` when the rows have too many classes (more than
+/// `n / share`), when there are more rows than capacity, or when the
+/// certificate fails (see the module doc; then the caller solves row by
+/// row).
+pub fn solve_rows_by_classes(inst: &CmaInstance, share: usize) -> Result<Option<Certified>> {
     if inst.is_weighted() {
         return Ok(None);
     }
@@ -55,12 +54,13 @@ pub fn solve_rows_by_classes(
     else {
         return Ok(None);
     };
+    let cap = &inst.capacity;
     let Some(split) = solve_classes(inst.mirrors(), &classes.offsets, &classes.weight, cap)? else {
         return Ok(None);
     };
     let assign = expand(&classes.of_row, &split.parts)?;
-    let loads = assign.iter().map(|&j| (j, 1));
-    let Some(bound) = certificate(loads, cap, || certify(inst, &assign, &split.prices, cap)) else {
+    let evaluation = evaluate_cma_static(inst, &assign, DEFAULT_THRESHOLD_MS);
+    let Some(bound) = certificate(inst, &evaluation, &split.prices) else {
         return Ok(None);
     };
     Ok(Some(Certified {
@@ -92,29 +92,6 @@ fn expand(of_row: &[u32], parts: &[Vec<(usize, usize)>]) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// The assignment's total delay and the LP dual bound of `prices` with
-/// capacities `cap`, both over the real rows in one parallel pass (fixed
-/// chunks summed in order: the same bits on any number of threads).
-fn certify(inst: &CmaInstance, assign: &[usize], prices: &[f64], cap: &[usize]) -> (f64, f64) {
-    let k = inst.mirrors();
-    let parts: Vec<(f64, f64)> = inst
-        .delay_matrix()
-        .par_chunks(CERTIFY_CHUNK * k)
-        .zip(assign.par_chunks(CERTIFY_CHUNK))
-        .map(|(rows, mirrors)| {
-            let (mut delay, mut least) = (0.0, 0.0);
-            for (row, &m) in rows.chunks_exact(k).zip(mirrors) {
-                delay += row[m];
-                least += least_priced(row, prices);
-            }
-            (delay, least)
-        })
-        .collect();
-    let delay: f64 = parts.iter().map(|p| p.0).sum();
-    let least: f64 = parts.iter().map(|p| p.1).sum();
-    (delay, least - paid(prices, cap))
-}
-
 /// A certified optimum over rows that count players.
 #[derive(Debug, Clone)]
 pub struct CertifiedSplit {
@@ -126,14 +103,11 @@ pub struct CertifiedSplit {
     pub bound: f64,
 }
 
-/// The static optimum of rows with player counts over mirrors with
-/// capacities `cap`, found over the rows' shift classes (each class
-/// weighs its rows' players). `Ok(None)` when the players exceed `Σ cap`
-/// or the certificate fails (see the module doc).
-pub fn solve_players_by_classes(
-    inst: &CmaInstance,
-    cap: &[usize],
-) -> Result<Option<CertifiedSplit>> {
+/// The static optimum of rows with player counts, found over the rows'
+/// shift classes (each class weighs its rows' players). `Ok(None)` when
+/// the players exceed the capacity or the certificate fails (see the
+/// module doc).
+pub fn solve_players_by_classes(inst: &CmaInstance) -> Result<Option<CertifiedSplit>> {
     let Some(classes) = group_rows(inst.delay_matrix(), inst.mirrors(), inst.max_delay(), 1) else {
         return Ok(None);
     };
@@ -141,13 +115,13 @@ pub fn solve_players_by_classes(
     for (i, &c) in classes.of_row.iter().enumerate() {
         weight[c as usize] += inst.weight(i);
     }
+    let cap = &inst.capacity;
     let Some(found) = solve_classes(inst.mirrors(), &classes.offsets, &weight, cap)? else {
         return Ok(None);
     };
     let split = hand_out_players(inst, &classes.of_row, &found.parts)?;
-    let loads = split.iter().flatten().map(|&[j, u]| (j, u));
-    let sums = || certify_split(inst, &split, &found.prices, cap);
-    let Some(bound) = certificate(loads, cap, sums) else {
+    let evaluation = evaluate_cma_split(inst, &split, DEFAULT_THRESHOLD_MS);
+    let Some(bound) = certificate(inst, &evaluation, &found.prices) else {
         return Ok(None);
     };
     Ok(Some(CertifiedSplit {
@@ -190,73 +164,17 @@ fn hand_out_players(
     Ok(split)
 }
 
-/// [`certify`] for a split: `Σ u·d(i,m)` and the LP dual bound with each
-/// row weighted by its players.
-fn certify_split(inst: &CmaInstance, split: &Split, prices: &[f64], cap: &[usize]) -> (f64, f64) {
-    let k = inst.mirrors();
-    let parts: Vec<(f64, f64)> = inst
-        .delay_matrix()
-        .par_chunks(CERTIFY_CHUNK * k)
-        .zip(split.par_chunks(CERTIFY_CHUNK))
-        .map(|(rows, pairs)| {
-            let (mut delay, mut least) = (0.0, 0.0);
-            for (row, pairs) in rows.chunks_exact(k).zip(pairs) {
-                let mut players = 0;
-                for &[m, u] in pairs {
-                    delay += u as f64 * row[m];
-                    players += u;
-                }
-                if players > 0 {
-                    least += players as f64 * least_priced(row, prices);
-                }
-            }
-            (delay, least)
-        })
-        .collect();
-    let delay: f64 = parts.iter().map(|p| p.0).sum();
-    let least: f64 = parts.iter().map(|p| p.1).sum();
-    (delay, least - paid(prices, cap))
-}
-
-/// `min_j (d(i,j) + p_j)` of one row.
-fn least_priced(row: &[f64], prices: &[f64]) -> f64 {
-    row.iter()
-        .zip(prices)
-        .map(|(d, p)| d + p)
-        .fold(f64::INFINITY, f64::min)
-}
-
-/// `Σ_j C_j p_j` over the mirrors with a finite price.
-fn paid(prices: &[f64], cap: &[usize]) -> f64 {
-    prices
-        .iter()
-        .zip(cap)
-        .filter(|(p, _)| p.is_finite())
-        .map(|(p, &c)| p * c as f64)
-        .sum()
-}
-
-/// The bound, when every load (`(mirror, players)` pairs) is within
-/// capacity and then `delay_and_bound` (computed only in that case) has
-/// its bound not below its delay.
-fn certificate(
-    loads: impl Iterator<Item = (usize, usize)>,
-    cap: &[usize],
-    delay_and_bound: impl FnOnce() -> (f64, f64),
-) -> Option<f64> {
-    let mut load = vec![0usize; cap.len()];
-    for (j, u) in loads {
-        *load.get_mut(j)? += u;
-    }
-    if load.iter().zip(cap).any(|(l, c)| l > c) {
+/// The bound, when THE evaluator finds the assignment feasible and the LP
+/// dual bound of `prices` over the real rows (weighted by their players)
+/// is not below the delay it measured.
+fn certificate(inst: &CmaInstance, evaluation: &CmaEvaluation, prices: &[f64]) -> Option<f64> {
+    if !evaluation.is_feasible() {
         return None;
     }
-    let (delay, bound) = delay_and_bound();
-    (!below(bound, delay)).then_some(bound)
+    let rows: Vec<usize> = (0..inst.clients()).collect();
+    let bound = dual_bound(inst, &rows, prices);
+    (!below(bound, evaluation.metrics.total_delay)).then_some(bound)
 }
-
-/// Rows per chunk of [`certify`].
-const CERTIFY_CHUNK: usize = 32_768;
 
 #[cfg(test)]
 mod tests {

@@ -172,7 +172,7 @@ fn exact_flow_weighted(inst: &CmaInstance) -> Result<CmaOutcome> {
     let cap = &inst.capacity;
     // Anything the classes do not certify, an internal error included, is
     // left to the simplex, which does not depend on them.
-    if let Ok(Some(c)) = class_rows::solve_players_by_classes(inst, cap) {
+    if let Ok(Some(c)) = class_rows::solve_players_by_classes(inst) {
         let solution = CmaSolution::from_split(c.split);
         return Ok(Outcome::claim(Status::Optimal, solution, Some(c.bound)));
     }

@@ -465,7 +465,7 @@ pub fn solve_exact_flow_tuned(
     if n >= tuning.classes_from {
         // Anything the classes do not certify, an internal error included,
         // is left to the row algorithm, which does not depend on them.
-        let found = solve_rows_by_classes(inst, &inst.capacity, tuning.class_share);
+        let found = solve_rows_by_classes(inst, tuning.class_share);
         if let Ok(Some(c)) = found {
             return Ok(Some((c.assign, c.bound)));
         }
