@@ -371,7 +371,7 @@ proptest! {
         match (rows, classes) {
             (None, None) => prop_assert!(inst.clients() > inst.total_capacity()),
             (Some((a, _)), Some(c)) => {
-                let (b, prices, bound) = (c.assign, c.prices, c.bound);
+                let (b, prices, bound) = (c.solution, c.prices, c.bound);
                 let (ta, tb) = (total_delay(&inst, &a), total_delay(&inst, &b));
                 prop_assert!((ta - tb).abs() <= 1e-9 * ta.max(1.0), "rows {ta} classes {tb}");
                 prop_assert!((bound - tb).abs() <= 1e-9 * tb.max(1.0), "bound {bound} vs {tb}");

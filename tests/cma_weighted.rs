@@ -88,11 +88,11 @@ proptest! {
         match (ours, simplex) {
             (None, None) => prop_assert!(inst.total_players() > inst.total_capacity()),
             (Some(c), Some((split, _))) => {
-                let (a, b) = (total(&c.split), total(&split));
+                let (a, b) = (total(&c.solution), total(&split));
                 prop_assert!((a - b).abs() <= 1e-9 * b.max(1.0), "classes {a} simplex {b}");
                 prop_assert!((c.bound - a).abs() <= 1e-9 * a.max(1.0), "bound {} vs {a}", c.bound);
                 let mut load = vec![0usize; inst.mirrors()];
-                for (i, ps) in c.split.iter().enumerate() {
+                for (i, ps) in c.solution.iter().enumerate() {
                     prop_assert_eq!(ps.iter().map(|p| p[1]).sum::<usize>(), inst.weight(i));
                     for &[j, u] in ps {
                         load[j] += u;

@@ -29,11 +29,13 @@ use crate::problems::cma::exact_lp::Split;
 use crate::problems::cma::model::CmaInstance;
 use crate::problems::cma::row_classes::group_rows;
 
-/// A certified optimum over an instance's rows.
+/// A certified optimum over an instance's rows: `solution` is the mirror
+/// per row (unit rows) or the `[mirror, players]` pairs per row (rows
+/// with player counts).
 #[derive(Debug, Clone)]
-pub struct Certified {
-    /// The mirror of each row.
-    pub assign: Vec<usize>,
+pub struct Certified<S> {
+    /// The assignment.
+    pub solution: S,
     /// The dual prices (`INFINITY` for a closed mirror).
     pub prices: Vec<f64>,
     /// Their LP dual bound, equal to the assignment's delay.
@@ -46,7 +48,10 @@ pub struct Certified {
 /// `n / share`), when there are more rows than capacity, or when the
 /// certificate fails (see the module doc; then the caller solves row by
 /// row).
-pub fn solve_rows_by_classes(inst: &CmaInstance, share: usize) -> Result<Option<Certified>> {
+pub fn solve_rows_by_classes(
+    inst: &CmaInstance,
+    share: usize,
+) -> Result<Option<Certified<Vec<usize>>>> {
     if inst.is_weighted() {
         return Ok(None);
     }
@@ -60,14 +65,7 @@ pub fn solve_rows_by_classes(inst: &CmaInstance, share: usize) -> Result<Option<
     };
     let assign = expand(&classes.of_row, &split.parts)?;
     let evaluation = evaluate_cma_static(inst, &assign, DEFAULT_THRESHOLD_MS);
-    let Some(bound) = certificate(inst, &evaluation, &split.prices) else {
-        return Ok(None);
-    };
-    Ok(Some(Certified {
-        assign,
-        prices: split.prices,
-        bound,
-    }))
+    Ok(certify(inst, &evaluation, assign, split.prices))
 }
 
 /// Each row's mirror: a class's rows, in row order, fill its parts in
@@ -92,22 +90,11 @@ fn expand(of_row: &[u32], parts: &[Vec<(usize, usize)>]) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// A certified optimum over rows that count players.
-#[derive(Debug, Clone)]
-pub struct CertifiedSplit {
-    /// Per row, `[mirror, players]` pairs.
-    pub split: Split,
-    /// The dual prices (`INFINITY` for a closed mirror).
-    pub prices: Vec<f64>,
-    /// Their LP dual bound, equal to the split's delay.
-    pub bound: f64,
-}
-
 /// The static optimum of rows with player counts, found over the rows'
 /// shift classes (each class weighs its rows' players). `Ok(None)` when
 /// the players exceed the capacity or the certificate fails (see the
 /// module doc).
-pub fn solve_players_by_classes(inst: &CmaInstance) -> Result<Option<CertifiedSplit>> {
+pub fn solve_players_by_classes(inst: &CmaInstance) -> Result<Option<Certified<Split>>> {
     let Some(classes) = group_rows(inst.delay_matrix(), inst.mirrors(), inst.max_delay(), 1) else {
         return Ok(None);
     };
@@ -121,14 +108,7 @@ pub fn solve_players_by_classes(inst: &CmaInstance) -> Result<Option<CertifiedSp
     };
     let split = hand_out_players(inst, &classes.of_row, &found.parts)?;
     let evaluation = evaluate_cma_split(inst, &split, DEFAULT_THRESHOLD_MS);
-    let Some(bound) = certificate(inst, &evaluation, &found.prices) else {
-        return Ok(None);
-    };
-    Ok(Some(CertifiedSplit {
-        split,
-        prices: found.prices,
-        bound,
-    }))
+    Ok(certify(inst, &evaluation, split, found.prices))
 }
 
 /// Each row's players taken, in row order, from its class's parts in
@@ -164,16 +144,26 @@ fn hand_out_players(
     Ok(split)
 }
 
-/// The bound, when THE evaluator finds the assignment feasible and the LP
-/// dual bound of `prices` over the real rows (weighted by their players)
-/// is not below the delay it measured.
-fn certificate(inst: &CmaInstance, evaluation: &CmaEvaluation, prices: &[f64]) -> Option<f64> {
+/// `solution` with its prices and their bound, when THE evaluator's
+/// `evaluation` of it is feasible and the LP dual bound of `prices` over
+/// the real rows (weighted by their players) is not below the delay it
+/// measured.
+fn certify<S>(
+    inst: &CmaInstance,
+    evaluation: &CmaEvaluation,
+    solution: S,
+    prices: Vec<f64>,
+) -> Option<Certified<S>> {
     if !evaluation.is_feasible() {
         return None;
     }
     let rows: Vec<usize> = (0..inst.clients()).collect();
-    let bound = dual_bound(inst, &rows, prices);
-    (!below(bound, evaluation.metrics.total_delay)).then_some(bound)
+    let bound = dual_bound(inst, &rows, &prices);
+    (!below(bound, evaluation.metrics.total_delay)).then_some(Certified {
+        solution,
+        prices,
+        bound,
+    })
 }
 
 #[cfg(test)]

@@ -173,7 +173,7 @@ fn exact_flow_weighted(inst: &CmaInstance) -> Result<CmaOutcome> {
     // Anything the classes do not certify, an internal error included, is
     // left to the simplex, which does not depend on them.
     if let Ok(Some(c)) = class_rows::solve_players_by_classes(inst) {
-        let solution = CmaSolution::from_split(c.split);
+        let solution = CmaSolution::from_split(c.solution);
         return Ok(Outcome::claim(Status::Optimal, solution, Some(c.bound)));
     }
     Ok(match transport::solve_transport(inst, cap)? {

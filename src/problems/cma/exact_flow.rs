@@ -467,7 +467,7 @@ pub fn solve_exact_flow_tuned(
         // is left to the row algorithm, which does not depend on them.
         let found = solve_rows_by_classes(inst, tuning.class_share);
         if let Ok(Some(c)) = found {
-            return Ok(Some((c.assign, c.bound)));
+            return Ok(Some((c.solution, c.bound)));
         }
     }
     let clients: Vec<usize> = (0..n).collect();
