@@ -33,6 +33,11 @@
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
 //!    unassigned clients their window holds.
+//! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
+//!    the later branches cut `s`'s window below `a(c,s)` when every top it
+//!    allows would let `c` join (then a solution there with `s`'s top at
+//!    least `a(c,s)` would give one with `c` on `s`);
+//!    see [`Search::cap_refuted`].
 //!
 //! Every step is exact (no float slack beyond the evaluator's own
 //! [`within_bound`](crate::core::within_bound)); the solution found is
@@ -87,6 +92,11 @@ pub(crate) struct Search<'a> {
     rng: Option<ChaCha8Rng>,
     /// Whether the last probe ([`probe`]) refuted its pair.
     refuted: bool,
+    /// Windows cut below a refuted branch ([`Search::cap_refuted`]).
+    cuts: u64,
+    /// Whether refuted branches cut their siblings' windows (the tests
+    /// compare with and without).
+    cut: bool,
 }
 
 /// One node's state (cloned per branch; small).
@@ -175,6 +185,8 @@ impl<'a> Search<'a> {
             deadline,
             rng: None,
             refuted: false,
+            cuts: 0,
+            cut: true,
         })
     }
 
@@ -470,8 +482,35 @@ impl<'a> Search<'a> {
             if let Some(done) = self.dfs(child)? {
                 return Ok(Some(done));
             }
+            self.cap_refuted(&mut st, s, p);
         }
         Ok(None)
+    }
+
+    /// After the branch "client at position `p` of `s` on `s`" is refuted,
+    /// the later branches of the same node need not let `s` reach that
+    /// client's access: a solution there whose host `s` has a top `T >=
+    /// a(c,s)` with `a(c,s) + T` within the limit would keep every pair
+    /// when `c` moves onto `s` (`s`'s envelope does not grow, `c`'s old
+    /// host's only shrinks), so it would be a solution of the refuted
+    /// branch. When every top `s`'s window still allows passes that
+    /// same-host test, the window is cut below `a(c,s)`. Sound only without
+    /// a lower limit (a move may shrink an envelope); every cut is a top
+    /// bound, which later moves of the same kind keep.
+    fn cap_refuted(&mut self, st: &mut State, s: usize, p: usize) {
+        let (a, b) = st.win[s];
+        if !self.cut || self.lim.lo > f64::NEG_INFINITY || b <= a {
+            return;
+        }
+        let x = self.val(s, p);
+        if !self
+            .lim
+            .hi_ok(pair_q(self.inst, s, x, s, self.val(s, b - 1)))
+        {
+            return;
+        }
+        st.win[s].1 = a + self.lists[s][a..b].partition_point(|&(_, v)| v < x);
+        self.cuts += 1;
     }
 
     /// The client to branch on: the orphan with fewest options, else the

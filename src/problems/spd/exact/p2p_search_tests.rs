@@ -44,6 +44,83 @@ fn upper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits, usize) {
     (inst, lim, k)
 }
 
+/// Refuted branches cut their siblings' windows only where no solution
+/// is ([`Search::cap_refuted`]): with and without the cuts, every decision
+/// on the paper's random P2P instances of 12–20 servers and 30–80 clients
+/// (limits: μ, a tighter upper one, now and then a lower one, which must
+/// switch the cuts off) ends the same way, and the cuts do happen. (The
+/// solutions may differ: cut windows change the branching order. Brute
+/// force is out of reach at this size; the tiny cases above cover it.)
+#[test]
+fn cut_windows_change_no_answer() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    use crate::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+    use crate::problems::spd::model::CommModel;
+    use rand::Rng;
+    let dl = Deadline::none();
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let (mut cuts, mut both) = (0, [0; 2]);
+    for seed in 0..400 {
+        let p = PaperSpdParams {
+            servers: rng.random_range(12..=20),
+            clients: rng.random_range(30..=80),
+            model: CommModel::P2p,
+            bound_factor: [1.0, 1.1, 1.2, 1.3][seed as usize % 4],
+            ..PaperSpdParams::default()
+        };
+        let inst = generate_paper_spd(&p, seed).expect("valid parameters");
+        let mut lim = Limits::bound(inst.bound);
+        match seed % 4 {
+            1 => lim.hi = inst.bound * rng.random_range(0.8..1.0),
+            2 => lim.lo = inst.bound * rng.random_range(0.0..0.5),
+            _ => {}
+        }
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        for k in 1..=8 {
+            let run = |cut: bool| {
+                let mut s = Search::new(&inst, lim, lists.clone(), dl.clone()).expect("small");
+                s.cut = cut;
+                let ans = s.decide(k, 300_000);
+                (ans, s.cuts)
+            };
+            let ((with, n_cuts), (without, _)) = (run(true), run(false));
+            cuts += n_cuts;
+            let name = |p: &Probe| match p {
+                Probe::Feasible(_) => "feasible",
+                Probe::Infeasible => "infeasible",
+                Probe::Unknown(_) => "unknown",
+            };
+            match (&with, &without) {
+                (Probe::Feasible(a), Probe::Feasible(_)) => {
+                    assert!(
+                        a.metrics.hosts <= k && lim.fits(a.metrics.delay),
+                        "seed {seed}"
+                    );
+                    both[0] += 1;
+                }
+                (Probe::Infeasible, Probe::Infeasible) => both[1] += 1,
+                (_, Probe::Unknown(_)) | (Probe::Unknown(_), _) => {}
+                (a, b) => panic!(
+                    "seed {seed}, k {k}: {} with cuts, {} without",
+                    name(a),
+                    name(b)
+                ),
+            }
+        }
+    }
+    eprintln!("cuts {cuts}, feasible / infeasible {both:?}");
+    assert!(
+        cuts > 1000,
+        "only {cuts} cuts: the test does not exercise them"
+    );
+    assert!(
+        both[0] > 50 && both[1] > 50,
+        "feasible / infeasible decisions: {both:?}"
+    );
+}
+
 /// Probing drops only pairs that no assignment with at most `k` hosts
 /// uses (brute force with the pair fixed), for probes of 1 and 20 nodes,
 /// and a solution a probe finds is one.
