@@ -30,6 +30,9 @@ const MAX_SECS: f64 = 1e9;
 pub struct Deadline {
     end: Option<Instant>,
     flag: Option<Arc<AtomicBool>>,
+    /// A stage's own stop flag (a parallel stage cancelling work whose
+    /// answer it no longer needs), watched beside the interrupt flag.
+    cancel: Option<Arc<AtomicBool>>,
     /// The run's HiGHS settings (models out, log, threads), handed to
     /// every HiGHS call with the deadline ([`crate::lp::model_out`]).
     io: Option<Arc<SolverIo>>,
@@ -37,12 +40,12 @@ pub struct Deadline {
 
 impl PartialEq for Deadline {
     fn eq(&self, other: &Self) -> bool {
-        self.end == other.end
-            && match (&self.flag, &other.flag) {
-                (None, None) => true,
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                _ => false,
-            }
+        let same = |x: &Option<Arc<AtomicBool>>, y: &Option<Arc<AtomicBool>>| match (x, y) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.end == other.end && same(&self.flag, &other.flag) && same(&self.cancel, &other.cancel)
     }
 }
 
@@ -63,6 +66,7 @@ impl Deadline {
         Deadline {
             end,
             flag: Some(crate::core::interrupt::flag()),
+            cancel: None,
             io: None,
         }
     }
@@ -84,7 +88,29 @@ impl Deadline {
         Deadline {
             end,
             flag: self.flag.clone(),
+            cancel: self.cancel.clone(),
             io: self.io.clone(),
+        }
+    }
+
+    /// The same deadline, also stopping once `cancel` is raised: a stage
+    /// that runs work in parallel stops the part it no longer needs. A
+    /// cancelled deadline reports [`StopReason::Interrupted`]; the stage
+    /// that raised the flag knows to ignore that answer.
+    ///
+    /// ```
+    /// use serverpick::core::{Deadline, StopReason};
+    /// use std::sync::{atomic::{AtomicBool, Ordering}, Arc};
+    /// let flag = Arc::new(AtomicBool::new(false));
+    /// let d = Deadline::none().with_cancel(flag.clone());
+    /// assert_eq!(d.stop(), None);
+    /// flag.store(true, Ordering::Relaxed);
+    /// assert_eq!(d.stop(), Some(StopReason::Interrupted));
+    /// ```
+    pub fn with_cancel(&self, cancel: Arc<AtomicBool>) -> Self {
+        Deadline {
+            cancel: Some(cancel),
+            ..self.clone()
         }
     }
 
@@ -104,11 +130,11 @@ impl Deadline {
         self.end
     }
 
-    /// True once the interrupt flag is raised.
+    /// True once the interrupt flag (or the stage's cancel flag) is raised.
     pub fn interrupted(&self) -> bool {
-        self.flag
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
+        let up =
+            |f: &Option<Arc<AtomicBool>>| f.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        up(&self.flag) || up(&self.cancel)
     }
 
     /// Why the run must stop now, if it must: an interrupt first, then the

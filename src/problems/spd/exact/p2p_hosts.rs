@@ -10,12 +10,15 @@
 //! level-indicator MILP ([`P2pModel`]) run instead.
 
 use crate::core::Status;
+use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{allowed_pairs, Limits, P2pModel};
 use crate::problems::spd::exact::p2p_search::probe::decide_probed;
 use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{keep_better, p2p_few, HostStage, Probe, Scored};
 use crate::problems::spd::exact::{score, Deadline};
 use crate::problems::spd::model::SpdInstance;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Stage 1: the proven least host count, knowing that no solution has
 /// fewer than `known_lb` hosts (1 when nothing is known).
@@ -57,7 +60,8 @@ pub(crate) fn min_hosts(
 }
 
 /// Decides `k = lb, lb+1, …` with the search (and probing,
-/// [`decide_probed`]) until one is feasible.
+/// [`decide_probed`]) until one is feasible: on the run's threads, each
+/// worker takes the least count not yet started ([`Ladder`]).
 fn search_hosts(
     inst: &SpdInstance,
     lim: Limits,
@@ -69,19 +73,129 @@ fn search_hosts(
     let ub = best
         .as_ref()
         .map_or(inst.servers() + 1, |s| s.metrics.hosts);
-    for k in lb..ub {
-        match decide_probed(inst, lim, allowed.to_vec(), k, dl) {
-            Some(Probe::Feasible(sc)) => return HostStage::Proven(sc),
-            Some(Probe::Infeasible) => {}
-            Some(Probe::Unknown(_)) | None => return HostStage::Unproven(best, k),
-        }
+    let threads = install(dl, rayon::current_num_threads);
+    let decide = |k: usize, dl: &Deadline| decide_probed(inst, lim, allowed.to_vec(), k, dl);
+    let ladder = Ladder::climb(lb, ub, threads, dl, decide);
+    let mut best = best;
+    match ladder.found {
+        Some(sc) if ladder.lo >= ladder.hi => return HostStage::Proven(sc),
+        found => keep_better(&mut best, found),
     }
     match best {
+        _ if ladder.lo < ladder.hi => HostStage::Unproven(best, ladder.lo),
         Some(sc) => HostStage::Proven(sc),
         None => HostStage::Infeasible(format!(
             "no assignment meets μ = {} with any number of hosts",
             inst.bound
         )),
+    }
+}
+
+/// The shared state of the upward decisions. Decisions are monotone ("at
+/// most `k` hosts" infeasible refutes every smaller count, feasible implies
+/// every larger one), so a refuted count cancels the smaller ones still
+/// running and a feasible one cancels the larger ones. The answer is the
+/// solution of the decision at the least feasible count, as one thread
+/// would find it; with two threads the refutation just below the optimum
+/// and the search for a solution at it run side by side.
+struct Ladder {
+    /// Least count not refuted.
+    lo: usize,
+    /// Least count whose decision found a solution (the incumbent's count
+    /// while none has).
+    hi: usize,
+    /// Least count not started.
+    next: usize,
+    /// The solution of the decision at `hi`.
+    found: Option<Scored>,
+    /// Counts being decided, with their cancel flags.
+    running: Vec<(usize, Arc<AtomicBool>)>,
+    /// A decision ended undecided (deadline, interrupt, declined): stop.
+    stopped: bool,
+}
+
+impl Ladder {
+    /// Decides the counts from `lb` on (below `ub`, the incumbent's) on
+    /// `threads` workers ([`climb`]) with `decide(k, deadline)`.
+    fn climb(
+        lb: usize,
+        ub: usize,
+        threads: usize,
+        dl: &Deadline,
+        decide: impl Fn(usize, &Deadline) -> Option<Probe> + Sync,
+    ) -> Ladder {
+        let ladder = Mutex::new(Ladder {
+            lo: lb,
+            hi: ub,
+            next: lb,
+            found: None,
+            running: Vec::new(),
+            stopped: false,
+        });
+        let threads = threads.clamp(1, ub.saturating_sub(lb).max(1));
+        std::thread::scope(|sc| {
+            for _ in 1..threads {
+                sc.spawn(|| climb(&ladder, dl, &decide));
+            }
+            climb(&ladder, dl, &decide);
+        });
+        ladder.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next count to decide, registered as running; `None`: nothing
+    /// left to start.
+    fn take(&mut self) -> Option<(usize, Arc<AtomicBool>)> {
+        let k = self.next.max(self.lo);
+        if self.stopped || k >= self.hi {
+            return None;
+        }
+        self.next = k + 1;
+        let flag = Arc::new(AtomicBool::new(false));
+        self.running.push((k, flag.clone()));
+        Some((k, flag))
+    }
+
+    /// Records the answer of the decision at `k`.
+    fn record(&mut self, k: usize, ans: Option<Probe>) {
+        match ans {
+            Some(Probe::Feasible(sc)) if k < self.hi => {
+                self.hi = k;
+                self.found = Some(sc);
+            }
+            Some(Probe::Feasible(_)) => {}
+            Some(Probe::Infeasible) => self.lo = self.lo.max(k + 1),
+            Some(Probe::Unknown(_)) | None => self.stopped = true,
+        }
+        let (lo, hi, stopped) = (self.lo, self.hi, self.stopped);
+        for (j, flag) in &self.running {
+            if stopped || *j < lo || *j >= hi {
+                flag.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// One worker of [`search_hosts`]: takes counts from the ladder until none
+/// is left. A cancelled decision's answer is dropped (another decision
+/// already implies it).
+fn climb(
+    ladder: &Mutex<Ladder>,
+    dl: &Deadline,
+    decide: &impl Fn(usize, &Deadline) -> Option<Probe>,
+) {
+    let lock = || ladder.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        // (the guard must not live through the decision)
+        let next = lock().take();
+        let Some((k, flag)) = next else {
+            return;
+        };
+        let ans = decide(k, &dl.with_cancel(flag.clone()));
+        let mut l = lock();
+        l.running.retain(|(j, _)| *j != k);
+        if !flag.load(Ordering::Relaxed) {
+            l.record(k, ans);
+        }
     }
 }
 
@@ -186,6 +300,81 @@ mod tests {
             let want = hosts(milp_hosts(&inst, None, 1, &dl));
             let got = hosts(min_hosts(&inst, None, 1, &dl));
             assert_eq!(got, want, "seed {seed}");
+        }
+    }
+
+    /// The host stage returns the same solution on 1, 2 and 3 threads
+    /// (the solution of the decision at the least feasible count).
+    #[test]
+    fn host_stage_is_the_same_on_any_thread_count() {
+        let dl = Deadline::none();
+        for seed in 0..60 {
+            let inst = tiny(7, 12, [0.6, 0.8, 1.0][seed as usize % 3], 5000 + seed);
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a pool");
+                match pool.install(|| min_hosts(&inst, None, 1, &dl)) {
+                    HostStage::Proven(sc) => Some(sc.sol.assign),
+                    HostStage::Infeasible(_) => None,
+                    _ => panic!("seed {seed}: not proven"),
+                }
+            };
+            let one = run(1);
+            assert_eq!(run(2), one, "seed {seed}");
+            assert_eq!(run(3), one, "seed {seed}");
+        }
+    }
+
+    /// A solution to tag decisions with (its delay field carries `k`).
+    fn tagged(k: usize) -> Scored {
+        let inst = tiny(4, 5, 1.5, 3);
+        let HostStage::Proven(mut sc) = min_hosts(&inst, None, 1, &Deadline::none()) else {
+            panic!("the tagging instance is feasible");
+        };
+        sc.metrics.delay = k as f64;
+        sc
+    }
+
+    /// Scripted monotone decisions (infeasible below `opt`, feasible from
+    /// it; those above `opt + 1` wait to be cancelled): every thread count
+    /// ends at `opt` with the solution of decision `opt`, cancels what it no
+    /// longer needs, and stops at an undecided one.
+    #[test]
+    fn ladder_keeps_the_least_feasible_decision() {
+        let dl = Deadline::none();
+        for threads in [1, 2, 3, 5] {
+            for opt in 2..9 {
+                let decide = |k: usize, d: &Deadline| {
+                    if k < opt {
+                        return Some(Probe::Infeasible);
+                    }
+                    if k > opt + 1 {
+                        // a hard decision: only cancelling ends it
+                        let start = std::time::Instant::now();
+                        while !d.expired() {
+                            assert!(start.elapsed().as_secs() < 20, "never cancelled");
+                            std::thread::yield_now();
+                        }
+                        return Some(Probe::Unknown("cancelled".into()));
+                    }
+                    Some(Probe::Feasible(tagged(k)))
+                };
+                let l = Ladder::climb(2, 9, threads, &dl, decide);
+                assert_eq!((l.lo, l.hi), (opt, opt), "threads {threads}, opt {opt}");
+                let found = l.found.expect("a solution");
+                assert_eq!(found.metrics.delay, opt as f64, "threads {threads}");
+                assert!(!l.stopped && l.running.is_empty());
+            }
+            // an undecided count stops the climb with the bound below it
+            let decide = |k: usize, _: &Deadline| match k {
+                0..=3 => Some(Probe::Infeasible),
+                4 => Some(Probe::Unknown("deadline".into())),
+                _ => Some(Probe::Feasible(tagged(k))),
+            };
+            let l = Ladder::climb(1, 9, threads, &dl, decide);
+            assert!(l.stopped && l.lo == 4, "threads {threads}: lo {}", l.lo);
         }
     }
 }
