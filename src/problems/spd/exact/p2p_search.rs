@@ -94,8 +94,7 @@ pub(crate) struct Search<'a> {
     refuted: bool,
     /// Windows cut below a refuted branch ([`Search::cap_refuted`]).
     cuts: u64,
-    /// Whether refuted branches cut their siblings' windows (the tests
-    /// compare with and without).
+    /// Whether refuted branches cut their siblings' windows.
     cut: bool,
 }
 
@@ -194,6 +193,12 @@ impl<'a> Search<'a> {
     /// servers) from `seed`, for restarts; `None` restores the default order.
     pub(crate) fn shuffle(&mut self, seed: Option<u64>) {
         self.rng = seed.map(ChaCha8Rng::seed_from_u64);
+    }
+
+    /// Whether refuted branches cut their siblings' windows (on by default;
+    /// [`Search::cap_refuted`]).
+    pub(crate) fn set_cuts(&mut self, on: bool) {
+        self.cut = on;
     }
 
     /// True once the search's deadline has passed.

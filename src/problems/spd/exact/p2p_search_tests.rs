@@ -81,7 +81,7 @@ fn cut_windows_change_no_answer() {
         for k in 1..=8 {
             let run = |cut: bool| {
                 let mut s = Search::new(&inst, lim, lists.clone(), dl.clone()).expect("small");
-                s.cut = cut;
+                s.set_cuts(cut);
                 let ans = s.decide(k, 300_000);
                 (ans, s.cuts)
             };
