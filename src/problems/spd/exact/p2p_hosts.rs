@@ -1,11 +1,12 @@
 //! `exact` for P2P, stage 1: the proven least host count.
 //!
 //! Host counts `lb, lb+1, …` below the incumbent's (the heuristics' best,
-//! [`host-ls`](crate::problems::spd::host_ls) included) are decided one by
-//! one by the constraint search ([`p2p_search`], with probing when a
-//! decision is hard); the first feasible count
-//! is the minimum, and when every count below the incumbent's is infeasible
-//! the incumbent is. Only when the search declines (an instance too large
+//! [`host-ls`](crate::problems::spd::host_ls) included) are decided upward
+//! by the constraint search ([`p2p_search`], with probing when a decision
+//! is hard), on the run's threads side by side (`Ladder`: each worker
+//! takes the least count not yet started); the first feasible count is the
+//! minimum, and when every count below the incumbent's is infeasible the
+//! incumbent is. The answer does not depend on the thread count. Only when the search declines (an instance too large
 //! for its bitsets) do the one/two-host enumeration ([`p2p_few`]) and the
 //! level-indicator MILP ([`P2pModel`]) run instead.
 
