@@ -110,7 +110,6 @@ fn cut_windows_change_no_answer() {
             }
         }
     }
-    eprintln!("cuts {cuts}, feasible / infeasible {both:?}");
     assert!(
         cuts > 1000,
         "only {cuts} cuts: the test does not exercise them"
