@@ -10,7 +10,7 @@
 //! | `host-ls`   | beyond the paper: P2P host-elimination local search | P2P | [`host_ls`](super::host_ls::host_ls) |
 //! | `host-search` | beyond the paper: restarted constraint search for fewer P2P hosts | P2P | [`host_search`](super::host_search::host_search) |
 //! | `k-best`    | k-best (brute force over k-subsets) | CS, P2P | [`k_best`](super::k_best::k_best) |
-//! | `exact`     | CS: set-cover MILPs on HiGHS; P2P: constraint search (MILP fallback) | CS, P2P | [`exact`](super::exact) |
+//! | `exact`     | CS: set-cover MILPs on HiGHS; P2P: constraint search (MILP fallback) | CS, P2P | [`exact`] |
 
 use crate::core::engine::{self, Ctx, Engine, Engines, Problem};
 use crate::core::{Outcome, ParamSpec, SolveOptions, SolveRecord, Status, Verdict};

@@ -1,5 +1,5 @@
 //! `host-search` (beyond the paper): a P2P host-minimising heuristic that
-//! runs the exact constraint search ([`p2p_search`]) with small node budgets
+//! runs the exact constraint search (`p2p_search`) with small node budgets
 //! and restarts. From `host-ls`'s solution with `k` hosts it asks for `k−1`
 //! hosts: each attempt is a depth-first search limited to a node budget
 //! that follows the Luby sequence (`base · 1, 1, 2, 1, 1, 2, 4, …`) with a

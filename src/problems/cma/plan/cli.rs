@@ -46,7 +46,7 @@ pub struct PlanCmaArgs {
     #[arg(long, default_value = "none", allow_hyphen_values = true)]
     pub time_limit: String,
     /// Output folder: plan.json, curve.csv, curve.jsonl, curve.svg,
-    /// solution.json, solutions/k<K>.json, and points.jsonl (each point as
+    /// solution.json, `solutions/k<K>.json`, and points.jsonl (each point as
     /// it is settled: Ctrl-C keeps them).
     #[arg(long)]
     pub out: PathBuf,

@@ -85,8 +85,8 @@
 //! incumbent's count; the first feasible `k` is proven minimal. The
 //! lexicographic stages run the same test with the thresholds below.
 //! Instances too large for the search (bitsets over
-//! [`p2p_search::MAX_PREFIX_WORDS`] words, or over
-//! [`p2p_search::MAX_CLIENTS`] clients) use the level-indicator MILP
+//! `p2p_search::MAX_PREFIX_WORDS` words, or over
+//! `p2p_search::MAX_CLIENTS` clients) use the level-indicator MILP
 //! instead, stated next; the two are checked against each other and
 //! against brute force in the tests.
 //!

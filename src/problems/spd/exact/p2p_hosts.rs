@@ -2,14 +2,14 @@
 //!
 //! Host counts `lb, lb+1, …` below the incumbent's (the heuristics' best,
 //! [`host-ls`](crate::problems::spd::host_ls) included) are decided upward
-//! by the constraint search ([`p2p_search`], with probing when a decision
+//! by the constraint search (`p2p_search`, with probing when a decision
 //! is hard), on the run's threads side by side (`Ladder`: each worker
 //! takes the least count not yet started); the first feasible count is the
 //! minimum, and when every count below the incumbent's is infeasible the
 //! incumbent is. The answer does not depend on the thread count. Only when
 //! the search declines (an instance too large for its bitsets) do the
 //! one/two-host enumeration ([`p2p_few`]) and the level-indicator MILP
-//! ([`P2pModel`]) run instead.
+//! (`P2pModel`) run instead.
 
 use crate::core::Status;
 use crate::lp::model_out::install;

@@ -12,8 +12,8 @@
 //! (distinct pairs on one host). So for every server `s` the access values
 //! a client may have on `s` form a *window*, one contiguous run of `s`'s
 //! clients sorted by access
-//! ([`allowed_pairs`](super::p2p::allowed_pairs)), narrowed by binary
-//! search (with the evaluator's exact arithmetic, [`pair_q`]) each time an
+//! (`p2p::allowed_pairs`), narrowed by binary
+//! search (with the evaluator's exact arithmetic, `pair_q`) each time an
 //! envelope grows. Clients are bitsets; a window is the difference of two prefix
 //! bitsets.
 //!
@@ -37,12 +37,12 @@
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
 //!    allows would let `c` join (then a solution there with `s`'s top at
 //!    least `a(c,s)` would give one with `c` on `s`);
-//!    see [`Search::cap_refuted`].
+//!    see `Search::cap_refuted`.
 //!
 //! Every step is exact (no float slack beyond the evaluator's own
 //! [`within_bound`](crate::core::within_bound)); the solution found is
 //! re-checked by the evaluator. A node budget and the deadline stop it:
-//! then the answer is [`Probe::Unknown`].
+//! then the answer is `Probe::Unknown`.
 //!
 //! Complexity: exponential in the worst case (the problem is NP-hard); a
 //! node costs `O(n·m/64 + n·log m + Σ_s |window_s|)` for `n` servers and
