@@ -4,7 +4,9 @@
 //! [`host-ls`](crate::problems::spd::host_ls) included) are decided upward
 //! by the constraint search (`p2p_search`, with probing when a decision
 //! is hard), on the run's threads side by side (`Ladder`: each worker
-//! takes the least count not yet started); the first feasible count is the
+//! takes the least count not yet started), and each decision's final
+//! search is itself split over them (`p2p_search_split`: a worker left
+//! without a count helps the hard one); the first feasible count is the
 //! minimum, and when every count below the incumbent's is infeasible the
 //! incumbent is. The answer does not depend on the thread count. Only when
 //! the search declines (an instance too large for its bitsets) do the

@@ -38,6 +38,10 @@
 //!    allows would let `c` join (then a solution there with `s`'s top at
 //!    least `a(c,s)` would give one with `c` on `s`);
 //!    see `Search::cap_refuted`.
+//! 6. *Threads*: a decision without a node budget is split over the run's
+//!    threads (`split`): workers donate untried branches as pieces and the
+//!    leftmost solution wins, so the answer, the solution and (for a
+//!    refutation) the node count are those of one thread.
 //!
 //! Every step is exact (no float slack beyond the evaluator's own
 //! [`within_bound`](crate::core::within_bound)); the solution found is
@@ -54,6 +58,7 @@ use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use bits::{clear, has, ones, set, Bits, Counts};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 
 /// Most prefix-bitset words the search allocates (`Σ_s (|allowed_s|+1) ·
 /// ⌈m/64⌉`); above it the search declines (the MILP runs instead).
@@ -70,19 +75,23 @@ const STACK_PER_CLIENT: usize = 16 << 10;
 enum Stop {
     Budget,
     Deadline,
+    /// A split search's piece lies right of a solution already found.
+    Beaten,
 }
 
-/// The fixed data of one decision.
+/// The fixed data of one decision (the lists and bitsets are shared by
+/// the workers of a split search, [`split`]).
+#[derive(Clone)]
 pub(crate) struct Search<'a> {
     inst: &'a SpdInstance,
     lim: Limits,
     k: usize,
     /// Allowed `(client, access)` per server, by access ascending.
-    lists: Vec<Vec<(usize, f64)>>,
+    lists: Arc<Vec<Vec<(usize, f64)>>>,
     /// `prefix[s][i·w..(i+1)·w]`: the first `i` clients of `lists[s]`.
-    prefix: Vec<Vec<u64>>,
+    prefix: Arc<Vec<Vec<u64>>>,
     /// `at[s][c]`: position of client `c` in `lists[s]` (`u32::MAX`: none).
-    at: Vec<Vec<u32>>,
+    at: Arc<Vec<Vec<u32>>>,
     /// Words per bitset.
     w: usize,
     nodes: u64,
@@ -96,6 +105,24 @@ pub(crate) struct Search<'a> {
     cuts: u64,
     /// Whether refuted branches cut their siblings' windows.
     cut: bool,
+    /// Branch indices from the decision's root to the current node.
+    path: Vec<u32>,
+    /// The split search this worker belongs to, with its piece's state.
+    piece: Option<split::PieceRun>,
+    /// Nodes of a piece between donations ([`split`]).
+    donate_every: u64,
+    /// Pieces donated by split searches so far.
+    pieces: u64,
+}
+
+/// A node whose branches are being tried: its state (cut by its refuted
+/// branches), its branch values, the next one to try, and the index of
+/// `values[0]` among the node's branches (a donated piece starts later).
+struct Frame {
+    st: State,
+    values: Vec<(usize, usize)>,
+    next: usize,
+    first: u32,
 }
 
 /// One node's state (cloned per branch; small).
@@ -175,9 +202,9 @@ impl<'a> Search<'a> {
             inst,
             lim,
             k: 0,
-            lists,
-            prefix,
-            at,
+            lists: Arc::new(lists),
+            prefix: Arc::new(prefix),
+            at: Arc::new(at),
             w,
             nodes: 0,
             budget: 0,
@@ -186,6 +213,10 @@ impl<'a> Search<'a> {
             refuted: false,
             cuts: 0,
             cut: true,
+            path: Vec::new(),
+            piece: None,
+            donate_every: split::DONATE_EVERY,
+            pieces: 0,
         })
     }
 
@@ -228,7 +259,7 @@ impl<'a> Search<'a> {
             Ok(Some(st)) => self.found(st),
             Ok(None) => Probe::Infeasible,
             Err(Stop::Budget) => Probe::Unknown(format!("search budget of {budget} nodes")),
-            Err(Stop::Deadline) => Probe::Unknown("the deadline was hit".into()),
+            Err(Stop::Deadline | Stop::Beaten) => Probe::Unknown("the deadline was hit".into()),
         }
     }
 
@@ -431,13 +462,24 @@ impl<'a> Search<'a> {
         if self.nodes > self.budget {
             return Err(Stop::Budget);
         }
-        if self.nodes % 256 == 0 && self.deadline.expired() {
-            return Err(Stop::Deadline);
+        if self.nodes % 256 == 0 {
+            if self.deadline.expired() {
+                return Err(Stop::Deadline);
+            }
+            self.check_beaten()?;
         }
+        self.count_piece_node();
         Ok(())
     }
 
-    fn dfs(&mut self, mut st: State) -> Result<Option<State>, Stop> {
+    /// The depth-first search from `st`.
+    fn dfs(&mut self, st: State) -> Result<Option<State>, Stop> {
+        self.node(st, &mut Vec::new())
+    }
+
+    /// One node: forced moves, bounds, then its branches (its frame goes
+    /// on `stack`, where a split search may donate its untried branches).
+    fn node(&mut self, mut st: State, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
         self.tick()?;
         let mut scratch = vec![0u64; self.w];
         // forced moves (one pass per round) until none is left
@@ -468,6 +510,7 @@ impl<'a> Search<'a> {
             }
         };
         if st.open.iter().all(|&x| x == 0) {
+            self.solved();
             return Ok(Some(st));
         }
         let orphans = self.orphans(&st, &mut scratch);
@@ -481,15 +524,41 @@ impl<'a> Search<'a> {
             return Ok(None);
         }
         let c = self.pick(&st, &orphans, &opt);
-        for (s, p) in self.values(&st, c, &mut scratch) {
-            let mut child = st.clone();
+        let values = self.values(&st, c, &mut scratch);
+        let frame = Frame {
+            st,
+            values,
+            next: 0,
+            first: 0,
+        };
+        self.branches(frame, stack)
+    }
+
+    /// Tries the branches of `frame` in order; a refuted branch cuts its
+    /// later siblings ([`Search::cap_refuted`]).
+    fn branches(&mut self, frame: Frame, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
+        let level = stack.len();
+        stack.push(frame);
+        let out = loop {
+            self.maybe_donate(stack);
+            let f = &mut stack[level];
+            let Some(&(s, p)) = f.values.get(f.next) else {
+                break Ok(None);
+            };
+            let index = f.first + f.next as u32;
+            f.next += 1;
+            let mut child = f.st.clone();
             self.put(&mut child, s, p);
-            if let Some(done) = self.dfs(child)? {
-                return Ok(Some(done));
+            self.path.push(index);
+            let found = self.node(child, stack);
+            self.path.pop();
+            match found {
+                Ok(None) => self.cap_refuted(&mut stack[level].st, s, p),
+                done => break done,
             }
-            self.cap_refuted(&mut st, s, p);
-        }
-        Ok(None)
+        };
+        stack.truncate(level);
+        out
     }
 
     /// After the branch "client at position `p` of `s` on `s`" is refuted,
@@ -581,6 +650,8 @@ mod bits;
 mod bounds;
 #[path = "p2p_search_probe.rs"]
 pub(crate) mod probe;
+#[path = "p2p_search_split.rs"]
+mod split;
 
 #[cfg(test)]
 #[path = "p2p_search_tests.rs"]

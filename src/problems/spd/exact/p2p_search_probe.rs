@@ -21,6 +21,7 @@
 //! nodes each, for `n` servers and `m` clients.
 
 use super::{Search, State, Stop};
+use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{pair_q, Limits};
 use crate::problems::spd::exact::{p2p_support, Deadline, Probe};
 use crate::problems::spd::model::SpdInstance;
@@ -70,7 +71,9 @@ impl Search<'_> {
         let run = self.deep(|s| s.probe_all(per_probe));
         let dead = match run {
             Err(why) => return Shave::Stopped(why),
-            Ok(Err(Stop::Deadline)) => return Shave::Stopped("the deadline was hit".into()),
+            Ok(Err(Stop::Deadline | Stop::Beaten)) => {
+                return Shave::Stopped("the deadline was hit".into())
+            }
             Ok(Err(Stop::Budget)) => return Shave::Stopped("probe budget".into()),
             Ok(Ok(PassEnd::Solution(st))) => return Shave::Found(self.found(*st)),
             Ok(Ok(PassEnd::Dead(dead))) => dead,
@@ -137,7 +140,7 @@ impl Search<'_> {
                 Ok(None)
             }
             Err(Stop::Budget) => Ok(None),
-            Err(Stop::Deadline) => Err(Stop::Deadline),
+            Err(stop) => Err(stop),
         }
     }
 
@@ -166,8 +169,10 @@ impl Search<'_> {
 /// tried again with as many nodes as the pass took; after [`MAX_PASSES`]
 /// passes, a pass that drops nothing, or one that drops under `1 /`
 /// [`FADE`] of what the first dropped, the search runs without a node
-/// limit (the deadline still holds). With a lower limit the search runs
-/// without probing. `None` when the search declines the instance.
+/// limit (the deadline still holds), split over the run's threads
+/// ([`Search::decide_split`]: the same answer on any thread count). With a
+/// lower limit the search runs without probing. `None` when the search
+/// declines the instance.
 pub(crate) fn decide_probed(
     inst: &SpdInstance,
     lim: Limits,
@@ -189,8 +194,9 @@ pub(crate) fn decide_probed_from(
     dl: &Deadline,
 ) -> Option<Probe> {
     let mut search = Search::new(inst, lim, lists, dl.clone())?;
+    let threads = install(dl, rayon::current_num_threads);
     if lim.lo > f64::NEG_INFINITY {
-        return Some(search.decide(k, u64::MAX));
+        return Some(search.decide_split(k, threads));
     }
     let mut budget = first_try;
     let mut first_drop = None;
@@ -215,7 +221,7 @@ pub(crate) fn decide_probed_from(
             break;
         }
     }
-    Some(search.decide(k, u64::MAX))
+    Some(search.decide_split(k, threads))
 }
 
 /// The pair filter's support rounds until nothing more drops; `Err` when a

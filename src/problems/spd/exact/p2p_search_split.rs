@@ -1,0 +1,331 @@
+//! One decision of the search ([`super`]) on several threads, with the
+//! same answer on any thread count.
+//!
+//! The tree is cut into *pieces*: the root, and runs of untried branches
+//! of a node. A worker searches one piece depth-first; every
+//! [`DONATE_EVERY`] nodes of its piece it *donates* the untried branches
+//! of its shallowest node that has any, as a new piece, to a queue that
+//! every worker takes from (the leftmost piece first). Donations depend on
+//! node counts only, never on timing or on how many workers there are, so
+//! the pieces and what each finds are the same on any thread count.
+//!
+//! The answer is the *leftmost* solution: each piece is named by the branch
+//! indices from the root to its first branch, a solution by those to its
+//! leaf, and a search ends when every piece left of the best solution found
+//! so far is refuted (pieces right of it stop). So a feasible decision
+//! returns the same solution on one thread as on eight, and an infeasible
+//! one is proven by refuting every piece.
+//!
+//! A donated run of branches keeps the cuts ([`Search::cap_refuted`]) of
+//! the branches refuted before it left, not those of the branch its node
+//! was trying then: a few more nodes, never a different answer.
+//!
+//! Complexity: the nodes of the plain search plus the lost cuts; a
+//! donation copies one node state (`O(n + m)` words).
+
+use super::{Frame, Search, State, Stop, STACK_PER_CLIENT};
+use crate::problems::spd::exact::Probe;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// Nodes a worker searches in its piece between two donations.
+pub(super) const DONATE_EVERY: u64 = 1_000;
+
+/// Where a piece starts.
+enum Start {
+    /// The decision's root.
+    Root(State),
+    /// Untried branches of a node.
+    Branches(Frame),
+}
+
+/// A part of the tree one worker searches.
+struct Piece {
+    /// Branch indices from the root to the piece's first branch.
+    key: Vec<u32>,
+    /// Branch indices from the root to the piece's node.
+    node: Vec<u32>,
+    start: Start,
+}
+
+impl PartialEq for Piece {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Piece {}
+impl PartialOrd for Piece {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Piece {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// What the workers share.
+struct Shared {
+    /// Pieces not started, leftmost first.
+    queue: BinaryHeap<Reverse<Piece>>,
+    /// Pieces being searched.
+    running: usize,
+    /// The leftmost solution found so far, with its leaf's branch indices.
+    best: Option<(Vec<u32>, State)>,
+    /// A piece ended without an answer (deadline, a failed worker): stop.
+    stopped: bool,
+    /// A worker failed: its piece is lost.
+    failed: bool,
+    /// Pieces donated.
+    donated: u64,
+}
+
+/// The queue of pieces and its wake-up signal.
+pub(super) struct Pool {
+    shared: Mutex<Shared>,
+    wake: Condvar,
+}
+
+impl Pool {
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues a piece and wakes one waiting worker.
+    fn push(&self, piece: Piece) {
+        let mut sh = self.lock();
+        sh.queue.push(Reverse(piece));
+        sh.donated += 1;
+        drop(sh);
+        self.wake.notify_one();
+    }
+
+    /// The leftmost piece not right of the best solution (`None`: nothing
+    /// left, or stopped); waits while other workers may still donate.
+    fn take(&self) -> Option<Piece> {
+        let mut sh = self.lock();
+        loop {
+            if sh.stopped {
+                return None;
+            }
+            if let Some(Reverse(piece)) = sh.queue.pop() {
+                if sh.best.as_ref().is_some_and(|(b, _)| piece.key > *b) {
+                    continue;
+                }
+                sh.running += 1;
+                return Some(piece);
+            }
+            if sh.running == 0 {
+                return None;
+            }
+            sh = self.wake.wait(sh).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Records how a piece ended.
+    fn done(&self, out: Result<Option<(Vec<u32>, State)>, Stop>) {
+        let mut sh = self.lock();
+        sh.running -= 1;
+        match out {
+            Ok(Some((key, st))) => {
+                if sh.best.as_ref().is_none_or(|(b, _)| key < *b) {
+                    sh.best = Some((key, st));
+                }
+            }
+            Ok(None) | Err(Stop::Beaten) => {}
+            Err(Stop::Deadline | Stop::Budget) => sh.stopped = true,
+        }
+        drop(sh);
+        self.wake.notify_all();
+    }
+}
+
+/// A worker's view of the piece it searches.
+#[derive(Clone)]
+pub(super) struct PieceRun {
+    pool: Arc<Pool>,
+    /// The piece's key (it stops once a solution left of it is known).
+    key: Vec<u32>,
+    /// Length of the path to the piece's node.
+    base: usize,
+    /// The worker's node count when the piece began.
+    from: u64,
+    /// A donation is due at the next branch.
+    due: bool,
+    /// The leaf path of the solution the piece found.
+    leaf: Option<Vec<u32>>,
+}
+
+impl Search<'_> {
+    /// Decides "at most `k` hosts" without a node budget on `threads`
+    /// workers (the deadline still holds): the leftmost solution, or a
+    /// refutation of every piece.
+    pub(crate) fn decide_split(&mut self, k: usize, threads: usize) -> Probe {
+        self.k = k;
+        self.budget = u64::MAX;
+        if k == 0 {
+            return Probe::Infeasible;
+        }
+        let root = Piece {
+            key: Vec::new(),
+            node: Vec::new(),
+            start: Start::Root(self.root_state()),
+        };
+        let pool = Arc::new(Pool {
+            shared: Mutex::new(Shared {
+                queue: BinaryHeap::from([Reverse(root)]),
+                running: 0,
+                best: None,
+                stopped: false,
+                failed: false,
+                donated: 0,
+            }),
+            wake: Condvar::new(),
+        });
+        let base = (self.nodes, self.cuts);
+        let mut workers: Vec<Search> = (0..threads.max(1)).map(|_| self.clone()).collect();
+        let stack = STACK_PER_CLIENT
+            .saturating_mul(self.inst.clients() + 64)
+            .max(8 << 20);
+        let started = std::thread::scope(|sc| {
+            let handles: Vec<_> = workers
+                .iter_mut()
+                .filter_map(|w| {
+                    let pool = &pool;
+                    std::thread::Builder::new()
+                        .stack_size(stack)
+                        .spawn_scoped(sc, move || w.work(pool))
+                        .ok()
+                })
+                .collect();
+            let n = handles.len();
+            let joined = handles.into_iter().all(|h| h.join().is_ok());
+            n > 0 && joined
+        });
+        for w in &workers {
+            self.nodes += w.nodes - base.0;
+            self.cuts += w.cuts - base.1;
+        }
+        let sh = pool.lock();
+        self.pieces += sh.donated;
+        // any solution answers "feasible"; only a refutation needs every piece
+        match (&sh.best, started && !sh.failed, sh.stopped) {
+            (Some((_, st)), _, _) => self.found(st.clone()),
+            (None, false, _) => Probe::Unknown("a search thread did not start or failed".into()),
+            (None, true, true) => Probe::Unknown("the deadline was hit".into()),
+            (None, true, false) => Probe::Infeasible,
+        }
+    }
+
+    /// A worker: takes pieces until none is left.
+    fn work(&mut self, pool: &Arc<Pool>) {
+        while let Some(piece) = pool.take() {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.run_piece(piece, pool)
+            }));
+            let Ok(out) = run else {
+                // a lost piece: no refutation can be claimed any more
+                pool.lock().failed = true;
+                pool.done(Err(Stop::Deadline));
+                return;
+            };
+            let leaf = self.piece.as_mut().and_then(|r| r.leaf.take());
+            pool.done(out.map(|found| found.map(|st| (leaf.unwrap_or_default(), st))));
+        }
+        self.piece = None;
+    }
+
+    /// Searches one piece.
+    fn run_piece(&mut self, piece: Piece, pool: &Arc<Pool>) -> Result<Option<State>, Stop> {
+        self.piece = Some(PieceRun {
+            pool: Arc::clone(pool),
+            key: piece.key,
+            base: piece.node.len(),
+            from: self.nodes,
+            due: false,
+            leaf: None,
+        });
+        self.path = piece.node;
+        match piece.start {
+            Start::Root(st) => self.dfs(st),
+            Start::Branches(frame) => self.branches(frame, &mut Vec::new()),
+        }
+    }
+
+    /// Counts a node of the piece; every `donate_every` ([`DONATE_EVERY`]
+    /// but in tests) a donation is due.
+    pub(super) fn count_piece_node(&mut self) {
+        if let Some(r) = self.piece.as_mut() {
+            if (self.nodes - r.from) % self.donate_every == 0 {
+                r.due = true;
+            }
+        }
+    }
+
+    /// Stops a piece that lies right of a solution already found.
+    pub(super) fn check_beaten(&self) -> Result<(), Stop> {
+        let Some(r) = self.piece.as_ref() else {
+            return Ok(());
+        };
+        let sh = r.pool.lock();
+        if sh.stopped {
+            return Err(Stop::Deadline);
+        }
+        match &sh.best {
+            Some((b, _)) if r.key > *b => Err(Stop::Beaten),
+            _ => Ok(()),
+        }
+    }
+
+    /// Notes the path of the solution just found.
+    pub(super) fn solved(&mut self) {
+        if let Some(r) = self.piece.as_mut() {
+            r.leaf = Some(self.path.clone());
+        }
+    }
+
+    /// When a donation is due: the untried branches of the shallowest
+    /// node on `stack` that has any become a piece of their own. Its
+    /// state takes the cut of the branch that node is still searching, as
+    /// if it were refuted: were it not, it would hold a solution left of the
+    /// piece, and the piece's answer would not count.
+    pub(super) fn maybe_donate(&mut self, stack: &mut [Frame]) {
+        let Some(r) = self.piece.as_mut().filter(|r| r.due) else {
+            return;
+        };
+        r.due = false;
+        let (base, pool) = (r.base, Arc::clone(&r.pool));
+        let Some(level) = stack.iter().position(|f| f.next < f.values.len()) else {
+            return;
+        };
+        let f = &mut stack[level];
+        let first = f.first + f.next as u32;
+        let values = f.values.split_off(f.next);
+        let mut st = f.st.clone();
+        let searching =
+            (level + 1 < stack.len()).then(|| stack[level].values[stack[level].next - 1]);
+        if let Some((s, p)) = searching {
+            self.cap_refuted(&mut st, s, p);
+        }
+        let node = self.path[..base + level].to_vec();
+        let mut key = node.clone();
+        key.push(first);
+        let frame = Frame {
+            st,
+            values,
+            next: 0,
+            first,
+        };
+        pool.push(Piece {
+            key,
+            node,
+            start: Start::Branches(frame),
+        });
+    }
+}
+
+#[cfg(test)]
+#[path = "p2p_search_split_tests.rs"]
+mod tests;

@@ -1,0 +1,118 @@
+//! The split search is the plain search: the same answer, the same
+//! solution, and for refutations the same node count, on any thread count
+//! and however often it donates.
+
+use super::super::{Probe, Search};
+use crate::core::Deadline;
+use crate::problems::spd::exact::p2p::allowed_pairs;
+use crate::problems::spd::exact::p2p::tests::{exists, random_case};
+use crate::problems::spd::exact::p2p::Limits;
+use crate::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+use crate::problems::spd::model::{CommModel, SpdInstance};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// What one decision gave: the answer's kind, the assignment found, nodes.
+type Run = (&'static str, Option<Vec<usize>>, u64);
+
+/// The plain search (`split: None`) or a split one `(threads, every)`.
+fn run(
+    inst: &SpdInstance,
+    lim: Limits,
+    k: usize,
+    split: Option<(usize, u64)>,
+) -> Option<(Run, u64)> {
+    let lists = allowed_pairs(inst, &lim).ok()?;
+    let mut s = Search::new(inst, lim, lists, Deadline::none())?;
+    let ans = match split {
+        None => s.decide(k, u64::MAX),
+        Some((threads, every)) => {
+            s.donate_every = every;
+            s.decide_split(k, threads)
+        }
+    };
+    let (kind, sol) = match ans {
+        Probe::Feasible(sc) => ("feasible", Some(sc.sol.assign)),
+        Probe::Infeasible => ("infeasible", None),
+        Probe::Unknown(why) => panic!("no answer: {why}"),
+    };
+    Some(((kind, sol, s.nodes), s.pieces))
+}
+
+/// Compares one split run with the plain one; returns the pieces donated.
+fn same(inst: &SpdInstance, lim: Limits, k: usize, split: (usize, u64), what: &str) -> u64 {
+    let Some((plain, _)) = run(inst, lim, k, None) else {
+        return 0;
+    };
+    let Some((got, pieces)) = run(inst, lim, k, Some(split)) else {
+        return 0;
+    };
+    assert_eq!(got.0, plain.0, "{what}: answers differ");
+    assert_eq!(got.1, plain.1, "{what}: a different solution");
+    if plain.0 == "infeasible" {
+        assert_eq!(got.2, plain.2, "{what}: node counts of a refutation differ");
+    }
+    pieces
+}
+
+/// Tiny cases (both limits, ties): the split search agrees with brute
+/// force and is the plain search, donating after every 1–3 nodes.
+#[test]
+fn split_search_is_the_plain_search_on_tiny_cases() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut pieces = 0;
+    for seed in 0..1500 {
+        let (inst, lim, k) = random_case(&mut rng, seed, 7);
+        let split = (1 + seed as usize % 4, 1 + seed % 3);
+        if let Some(((kind, _, _), _)) = run(&inst, lim, k, Some(split)) {
+            assert_eq!(kind == "feasible", exists(&inst, &lim, k), "seed {seed}");
+        }
+        pieces += same(&inst, lim, k, split, &format!("seed {seed}"));
+    }
+    assert!(
+        pieces > 100,
+        "only {pieces} pieces: the test does not split"
+    );
+}
+
+/// The paper's random P2P instances of 12–20 servers and 30–80 clients
+/// (μ, a tighter upper limit, a lower one): the split search on 1–4
+/// threads, donating every 1–8 nodes, gives the plain search's answer
+/// and solution, and its node count when it refutes.
+#[test]
+fn split_search_is_the_plain_search_on_paper_instances() {
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    let (mut pieces, mut kinds) = (0, [0; 2]);
+    for seed in 0..120 {
+        let p = PaperSpdParams {
+            servers: rng.random_range(12..=20),
+            clients: rng.random_range(30..=80),
+            model: CommModel::P2p,
+            bound_factor: [1.0, 1.1, 1.2, 1.3][seed as usize % 4],
+            ..PaperSpdParams::default()
+        };
+        let inst = generate_paper_spd(&p, seed).expect("valid parameters");
+        let mut lim = Limits::bound(inst.bound);
+        match seed % 3 {
+            1 => lim.hi = inst.bound * rng.random_range(0.8..1.0),
+            2 => lim.lo = inst.bound * rng.random_range(0.0..0.5),
+            _ => {}
+        }
+        for k in 1..=8 {
+            let split = (rng.random_range(1..=4), rng.random_range(1..=8));
+            let what = format!("seed {seed}, k {k}, split {split:?}");
+            pieces += same(&inst, lim, k, split, &what);
+            if let Some(((kind, _, _), _)) = run(&inst, lim, k, None) {
+                kinds[usize::from(kind == "feasible")] += 1;
+            }
+        }
+    }
+    assert!(
+        pieces > 2000,
+        "only {pieces} pieces: the test does not split"
+    );
+    assert!(
+        kinds[0] > 50 && kinds[1] > 50,
+        "infeasible / feasible: {kinds:?}"
+    );
+}
