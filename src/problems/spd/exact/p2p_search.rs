@@ -113,6 +113,8 @@ pub(crate) struct Search<'a> {
     donate_every: u64,
     /// Pieces donated by split searches so far.
     pieces: u64,
+    /// Donate whenever due, not only to a waiting worker (tests).
+    always_donate: bool,
 }
 
 /// A node whose branches are being tried: its state (cut by its refuted
@@ -217,6 +219,7 @@ impl<'a> Search<'a> {
             piece: None,
             donate_every: split::DONATE_EVERY,
             pieces: 0,
+            always_donate: false,
         })
     }
 

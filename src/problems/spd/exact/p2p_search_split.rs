@@ -3,11 +3,11 @@
 //!
 //! The tree is cut into *pieces*: the root, and runs of untried branches
 //! of a node. A worker searches one piece depth-first; every
-//! [`DONATE_EVERY`] nodes of its piece it *donates* the untried branches
-//! of its shallowest node that has any, as a new piece, to a queue that
-//! every worker takes from (the leftmost piece first). Donations depend on
-//! node counts only, never on timing or on how many workers there are, so
-//! the pieces and what each finds are the same on any thread count.
+//! [`DONATE_EVERY`] nodes of its piece, when a worker waits for work, it
+//! *donates* the untried branches of its shallowest node that has any, as
+//! a new piece, to a queue the workers take from (the leftmost piece
+//! first). So the queue never holds more pieces than there are idle
+//! workers, and one thread never donates.
 //!
 //! The answer is the *leftmost* solution: each piece is named by the branch
 //! indices from the root to its first branch, a solution by those to its
@@ -17,10 +17,15 @@
 //! one is proven by refuting every piece.
 //!
 //! A donated run of branches keeps the cuts ([`Search::cap_refuted`]) of
-//! the branches refuted before it left, not those of the branch its node
-//! was trying then: a few more nodes, never a different answer.
+//! the branches refuted before it left, and takes that of the branch its
+//! node is still searching as if it were refuted: were it not, it would
+//! hold a solution left of the piece, and the piece's answer would not
+//! count. So every piece searches exactly its part of the one-thread
+//! tree, wherever and whenever the donations happen: the same nodes (for
+//! a refutation) and the same first solution.
 //!
-//! Complexity: the nodes of the plain search plus the lost cuts; a
+//! Complexity: the nodes of the plain search (for a feasible decision,
+//! plus those of pieces right of its solution searched meanwhile); a
 //! donation copies one node state (`O(n + m)` words).
 
 use super::{Frame, Search, State, Stop, STACK_PER_CLIENT};
@@ -80,6 +85,8 @@ struct Shared {
     failed: bool,
     /// Pieces donated.
     donated: u64,
+    /// Workers waiting for a piece.
+    idle: usize,
 }
 
 /// The queue of pieces and its wake-up signal.
@@ -91,6 +98,12 @@ pub(super) struct Pool {
 impl Pool {
     fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a worker waits for a piece that is not queued yet.
+    fn hungry(&self) -> bool {
+        let sh = self.lock();
+        sh.queue.len() < sh.idle
     }
 
     /// Queues a piece and wakes one waiting worker.
@@ -120,7 +133,9 @@ impl Pool {
             if sh.running == 0 {
                 return None;
             }
+            sh.idle += 1;
             sh = self.wake.wait(sh).unwrap_or_else(|e| e.into_inner());
+            sh.idle -= 1;
         }
     }
 
@@ -181,6 +196,7 @@ impl Search<'_> {
                 stopped: false,
                 failed: false,
                 donated: 0,
+                idle: 0,
             }),
             wake: Condvar::new(),
         });
@@ -296,6 +312,9 @@ impl Search<'_> {
             return;
         };
         r.due = false;
+        if !self.always_donate && !r.pool.hungry() {
+            return;
+        }
         let (base, pool) = (r.base, Arc::clone(&r.pool));
         let Some(level) = stack.iter().position(|f| f.next < f.values.len()) else {
             return;

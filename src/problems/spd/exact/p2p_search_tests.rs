@@ -44,6 +44,30 @@ fn upper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits, usize) {
     (inst, lim, k)
 }
 
+/// A paper random P2P instance of 12–20 servers and 30–80 clients, f =
+/// 1.0–1.3 by `seed`, with limits by `seed % 4`: μ, a tighter upper one,
+/// a lower one (then cuts are off), μ.
+pub(super) fn paper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits) {
+    use crate::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+    use crate::problems::spd::model::CommModel;
+    use rand::Rng;
+    let p = PaperSpdParams {
+        servers: rng.random_range(12..=20),
+        clients: rng.random_range(30..=80),
+        model: CommModel::P2p,
+        bound_factor: [1.0, 1.1, 1.2, 1.3][seed as usize % 4],
+        ..PaperSpdParams::default()
+    };
+    let inst = generate_paper_spd(&p, seed).expect("valid parameters");
+    let mut lim = Limits::bound(inst.bound);
+    match seed % 4 {
+        1 => lim.hi = inst.bound * rng.random_range(0.8..1.0),
+        2 => lim.lo = inst.bound * rng.random_range(0.0..0.5),
+        _ => {}
+    }
+    (inst, lim)
+}
+
 /// Refuted branches cut their siblings' windows only where no solution
 /// is ([`Search::cap_refuted`]): with and without the cuts, every decision
 /// on the paper's random P2P instances of 12–20 servers and 30–80 clients
@@ -54,27 +78,11 @@ fn upper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits, usize) {
 #[test]
 fn cut_windows_change_no_answer() {
     use crate::problems::spd::exact::p2p::allowed_pairs;
-    use crate::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
-    use crate::problems::spd::model::CommModel;
-    use rand::Rng;
     let dl = Deadline::none();
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     let (mut cuts, mut both) = (0, [0; 2]);
     for seed in 0..400 {
-        let p = PaperSpdParams {
-            servers: rng.random_range(12..=20),
-            clients: rng.random_range(30..=80),
-            model: CommModel::P2p,
-            bound_factor: [1.0, 1.1, 1.2, 1.3][seed as usize % 4],
-            ..PaperSpdParams::default()
-        };
-        let inst = generate_paper_spd(&p, seed).expect("valid parameters");
-        let mut lim = Limits::bound(inst.bound);
-        match seed % 4 {
-            1 => lim.hi = inst.bound * rng.random_range(0.8..1.0),
-            2 => lim.lo = inst.bound * rng.random_range(0.0..0.5),
-            _ => {}
-        }
+        let (inst, lim) = paper_case(&mut rng, seed);
         let Ok(lists) = allowed_pairs(&inst, &lim) else {
             continue;
         };
