@@ -3,8 +3,9 @@
 //! optimum at 40 × 200, its proven host count at 60 × 300 and 80 × 400, and
 //! `host-search` (default node budget) at 80 × 400; at 200 × 1,000 the
 //! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
-//! `p2p_search_probe.rs`, about 12 s an iteration) and `host-search`
-//! (f = 1.0). The other 200 × 1,000 and 160 × 800 runs end at the time
+//! `p2p_search_probe.rs`, about 5 s an iteration), on the run's threads
+//! and on one (the split decision, `p2p_search_split.rs`, against the
+//! plain one), and `host-search` (f = 1.0). The other 200 × 1,000 and 160 × 800 runs end at the time
 //! limit or take over 30 s (f = 1.3, seed 1: 47 s), so they are in the
 //! README's table, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
 //! whole lexicographic optimum on f = 1.3, seed 2 (`gen spd --servers 200
@@ -65,6 +66,18 @@ fn bench_p2p_scale(c: &mut Criterion) {
             b.iter(|| black_box(engine.solve(inst, &Ctx::new(opts))))
         });
     }
+    // the same host count on one thread: the ladder decides one count at
+    // a time and a decision's search is not split (p2p_search_split.rs)
+    let inst = instance(200, 1000, 1.3, 3);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    let engine = spd_engine("exact").expect("engine exists");
+    let id = BenchmarkId::new("p2p-200s-1000c-f1.3-s3", "exact-hosts-1-thread");
+    group.bench_with_input(id, &inst, |b, inst| {
+        b.iter(|| one.install(|| black_box(engine.solve(inst, &Ctx::new(&hosts_only)))))
+    });
     let cs = instance_in(CommModel::Cs, 200, 2000, 1.3, 2);
     let engine = spd_engine("exact").expect("engine exists");
     let id = BenchmarkId::new("cs-200s-2000c-f1.3-s2", "exact-lexicographic");
