@@ -488,15 +488,10 @@ impl<'a> Search<'a> {
         // forced moves (one pass per round) until none is left
         let opt = loop {
             let opt = self.options(&st, &mut scratch);
-            if st.open.iter().zip(&opt.any()).any(|(o, a)| o & !a != 0) {
+            if opt.misses(&st.open) {
                 return Ok(None);
             }
-            let single: Bits = opt
-                .single()
-                .iter()
-                .zip(&st.open)
-                .map(|(a, b)| a & b)
-                .collect();
+            let single = opt.single_in(&st.open);
             if single.iter().all(|&x| x == 0) {
                 break opt;
             }

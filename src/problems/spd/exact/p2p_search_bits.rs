@@ -23,43 +23,54 @@ pub(super) use crate::problems::spd::exact::cover::ones;
 /// Bits of a [`Counts`] counter (counts saturate at `2^SLICES`).
 const SLICES: usize = 7;
 
-/// Per-client counters as bit slices (`1, 2, 4, …`, and "saturated"):
+/// Per-client counters as bit slices (`1, 2, 4, …`, and "saturated") in
+/// one buffer, slice `k` at words `k·w..(k+1)·w` and "saturated" last:
 /// adding a bitset costs a few word operations per word.
 pub(super) struct Counts {
-    b: [Bits; SLICES],
-    sat: Bits,
+    w: usize,
+    b: Bits,
 }
 
 impl Counts {
     pub(super) fn new(w: usize) -> Self {
         Counts {
-            b: std::array::from_fn(|_| vec![0; w]),
-            sat: vec![0; w],
+            w,
+            b: vec![0; (SLICES + 1) * w],
         }
+    }
+
+    fn slice(&self, k: usize) -> &[u64] {
+        &self.b[k * self.w..(k + 1) * self.w]
+    }
+
+    fn sat(&self) -> &[u64] {
+        self.slice(SLICES)
     }
 
     /// Adds one to every client in `x`. Inlined into the search's node
     /// loop (a separate call cost about 20% of `host-search`'s time).
     #[inline]
     pub(super) fn add(&mut self, x: &[u64]) {
+        let w = self.w;
         for (i, &v) in x.iter().enumerate() {
             let mut carry = v;
-            for slice in &mut self.b {
-                let next = slice[i] & carry;
-                slice[i] ^= carry;
+            for k in 0..SLICES {
+                let word = &mut self.b[k * w + i];
+                let next = *word & carry;
+                *word ^= carry;
                 carry = next;
             }
-            self.sat[i] |= carry;
+            self.b[SLICES * w + i] |= carry;
         }
     }
 
     /// Client `c`'s count (`2^SLICES` stands for "that many or more").
     pub(super) fn get(&self, c: usize) -> u32 {
-        if has(&self.sat, c) {
+        if has(self.sat(), c) {
             return 1 << SLICES;
         }
         (0..SLICES)
-            .map(|k| u32::from(has(&self.b[k], c)) << k)
+            .map(|k| u32::from(has(self.slice(k), c)) << k)
             .sum()
     }
 
@@ -67,28 +78,36 @@ impl Counts {
     /// included), found slice by slice from the top.
     pub(super) fn least(&self, pool: &[u64]) -> Bits {
         let mut cand = pool.to_vec();
-        for slice in std::iter::once(&self.sat).chain(self.b.iter().rev()) {
-            let without: Bits = cand.iter().zip(slice).map(|(c, s)| c & !s).collect();
-            if without.iter().any(|&x| x != 0) {
-                cand = without;
+        let mut without = vec![0u64; self.w];
+        for k in (0..=SLICES).rev() {
+            let slice = self.slice(k);
+            let mut any = 0;
+            for ((o, c), s) in without.iter_mut().zip(&cand).zip(slice) {
+                *o = c & !s;
+                any |= *o;
+            }
+            if any != 0 {
+                std::mem::swap(&mut cand, &mut without);
             }
         }
         cand
     }
 
-    /// Clients with at least one.
-    pub(super) fn any(&self) -> Bits {
-        (0..self.sat.len())
-            .map(|i| self.b.iter().fold(self.sat[i], |acc, s| acc | s[i]))
-            .collect()
+    /// Whether some client of `pool` has none.
+    pub(super) fn misses(&self, pool: &[u64]) -> bool {
+        pool.iter().enumerate().any(|(i, &p)| {
+            let any = (0..=SLICES).fold(0, |acc, k| acc | self.b[k * self.w + i]);
+            p & !any != 0
+        })
     }
 
-    /// Clients with exactly one.
-    pub(super) fn single(&self) -> Bits {
-        (0..self.sat.len())
-            .map(|i| {
-                let rest = self.b[1..].iter().fold(self.sat[i], |acc, s| acc | s[i]);
-                self.b[0][i] & !rest
+    /// The clients of `pool` with exactly one.
+    pub(super) fn single_in(&self, pool: &[u64]) -> Bits {
+        pool.iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let rest = (1..=SLICES).fold(0, |acc, k| acc | self.b[k * self.w + i]);
+                p & self.b[i] & !rest
             })
             .collect()
     }

@@ -25,13 +25,12 @@ impl Search<'_> {
     pub(super) fn orphan_bound(&self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
         let mut keyed: Vec<(u32, usize)> = ones(orphans).map(|c| (opt.get(c), c)).collect();
         keyed.sort_unstable();
-        let cand: Vec<usize> = keyed.into_iter().map(|(_, c)| c).collect();
         let mut left = orphans.to_vec();
         let mut picked = 0;
         let room = self.k.saturating_sub(st.hosts);
         let mut share = vec![0u64; self.w];
         let mut scratch = vec![0u64; self.w];
-        for &o in &cand {
+        for &(_, o) in &keyed {
             if !has(&left, o) {
                 continue;
             }
@@ -99,33 +98,43 @@ impl Search<'_> {
     /// new servers `s1, s2`: is there a pair whose windows cover them all,
     /// where the orphans only `s1` can take (and only `s2`) fit together,
     /// on each server and across the pair? (Upper limit only: a necessary
-    /// condition.) `O(n²·m/64)` for `n` candidate servers.
+    /// condition.) `O(n²·m/64)` for `n` candidate servers; the candidates'
+    /// orphan sets share one buffer (this runs at most nodes, so it
+    /// allocates twice, not once per candidate).
     pub(super) fn two_servers_take(&self, st: &State, orphans: &[u64]) -> bool {
         if orphans.iter().all(|&x| x == 0) {
             return true;
         }
-        let mut cands: Vec<(usize, Bits)> = Vec::new();
-        let mut win = vec![0u64; self.w];
+        let w = self.w;
+        let mut ids: Vec<usize> = Vec::new();
+        let mut parts: Vec<u64> = Vec::new();
+        let mut win = vec![0u64; w];
         for s in 0..st.env.len() {
             if st.env[s].is_some() {
                 continue;
             }
             self.window_bits(s, st.win[s], &mut win);
-            let part: Bits = win.iter().zip(orphans).map(|(a, b)| a & b).collect();
+            let start = parts.len();
+            parts.extend(win.iter().zip(orphans).map(|(a, b)| a & b));
+            let part = &parts[start..];
             if part == orphans {
                 return true;
             }
-            if part.iter().any(|&x| x != 0) {
-                cands.push((s, part));
+            if part.iter().all(|&x| x == 0) {
+                parts.truncate(start);
+            } else {
+                ids.push(s);
             }
         }
-        for (i, (s1, w1)) in cands.iter().enumerate() {
-            for (s2, w2) in &cands[i + 1..] {
+        for (i, &s1) in ids.iter().enumerate() {
+            let w1 = &parts[i * w..(i + 1) * w];
+            for (j, &s2) in ids.iter().enumerate().skip(i + 1) {
+                let w2 = &parts[j * w..(j + 1) * w];
                 let covered = orphans
                     .iter()
                     .zip(w1.iter().zip(w2))
                     .all(|(o, (a, b))| o & !(a | b) == 0);
-                if covered && self.split_fits(orphans, (*s1, w1), (*s2, w2)) {
+                if covered && self.split_fits(orphans, (s1, w1), (s2, w2)) {
                     return true;
                 }
             }
@@ -138,24 +147,28 @@ impl Search<'_> {
     pub(super) fn split_fits(
         &self,
         orphans: &[u64],
-        (s1, w1): (usize, &Bits),
-        (s2, w2): (usize, &Bits),
+        (s1, w1): (usize, &[u64]),
+        (s2, w2): (usize, &[u64]),
     ) -> bool {
-        let top2 = |s: usize, only: Bits| {
+        // the two largest accesses on `s` of the orphans outside `other`
+        let top2 = |s: usize, other: &[u64]| {
             let mut t = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-            for c in ones(&only) {
-                let a = self.inst.access(c, s);
-                if a > t.0 {
-                    t = (a, t.0);
-                } else if a > t.1 {
-                    t.1 = a;
+            for (i, (&o, &b)) in orphans.iter().zip(other).enumerate() {
+                let mut x = o & !b;
+                while x != 0 {
+                    let c = i * 64 + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    let a = self.inst.access(c, s);
+                    if a > t.0 {
+                        t = (a, t.0);
+                    } else if a > t.1 {
+                        t.1 = a;
+                    }
                 }
             }
             t
         };
-        let only1: Bits = orphans.iter().zip(w2).map(|(o, b)| o & !b).collect();
-        let only2: Bits = orphans.iter().zip(w1).map(|(o, a)| o & !a).collect();
-        let (t1, t2) = (top2(s1, only1), top2(s2, only2));
+        let (t1, t2) = (top2(s1, w2), top2(s2, w1));
         let lim = &self.lim;
         let self_ok = |s: usize, t: (f64, f64)| {
             t.1 == f64::NEG_INFINITY || lim.hi_ok(pair_q(self.inst, s, t.0, s, t.1))
