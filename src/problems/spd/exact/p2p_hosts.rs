@@ -5,8 +5,9 @@
 //! by the constraint search (`p2p_search`, with probing when a decision
 //! is hard), on the run's threads side by side (`Ladder`: each worker
 //! takes the least count not yet started), and each decision's final
-//! search is itself split over them (`p2p_search_split`: a worker left
-//! without a count helps the hard one); the first feasible count is the
+//! search is itself split over them (`p2p_search_split`: a decision's
+//! helpers wait while other decisions run, so a thread left without a
+//! count helps the hard one); the first feasible count is the
 //! minimum, and when every count below the incumbent's is infeasible the
 //! incumbent is. The answer does not depend on the thread count. Only when
 //! the search declines (an instance too large for its bitsets) do the
@@ -21,7 +22,7 @@ use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{keep_better, p2p_few, HostStage, Probe, Scored};
 use crate::problems::spd::exact::{score, Deadline};
 use crate::problems::spd::model::SpdInstance;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Stage 1: the proven least host count, knowing that no solution has
@@ -78,7 +79,14 @@ fn search_hosts(
         .as_ref()
         .map_or(inst.servers() + 1, |s| s.metrics.hosts);
     let threads = install(dl, rayon::current_num_threads);
-    let decide = |k: usize, dl: &Deadline| decide_probed(inst, lim, allowed.to_vec(), k, dl);
+    // decisions under way: a decision's helpers wait while others run
+    let busy = AtomicUsize::new(0);
+    let decide = |k: usize, dl: &Deadline| {
+        busy.fetch_add(1, Ordering::Relaxed);
+        let ans = decide_probed(inst, lim, allowed.to_vec(), k, dl, Some(&busy));
+        busy.fetch_sub(1, Ordering::Relaxed);
+        ans
+    };
     let ladder = Ladder::climb(lb, ub, threads, dl, decide);
     let mut best = best;
     match ladder.found {

@@ -127,7 +127,7 @@ fn probe(inst: &SpdInstance, lim: Limits, k: usize, dl: &Deadline) -> Probe {
             return Probe::Feasible(sc);
         }
     }
-    if let Some(answer) = p2p_search::probe::decide_probed(inst, lim, lists, k, dl) {
+    if let Some(answer) = p2p_search::probe::decide_probed(inst, lim, lists, k, dl, None) {
         return answer;
     }
     match k {

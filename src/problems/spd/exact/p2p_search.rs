@@ -155,7 +155,7 @@ pub(crate) fn decide(
     dl: &Deadline,
 ) -> Option<Probe> {
     match crate::problems::spd::exact::p2p::allowed_pairs(inst, &lim) {
-        Ok(lists) if budget == u64::MAX => probe::decide_probed(inst, lim, lists, k, dl),
+        Ok(lists) if budget == u64::MAX => probe::decide_probed(inst, lim, lists, k, dl, None),
         Ok(lists) => Search::new(inst, lim, lists, dl.clone()).map(|mut s| s.decide(k, budget)),
         Err(_) => Some(Probe::Infeasible),
     }

@@ -25,6 +25,7 @@ use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{pair_q, Limits};
 use crate::problems::spd::exact::{p2p_support, Deadline, Probe};
 use crate::problems::spd::model::SpdInstance;
+use std::sync::atomic::AtomicUsize;
 
 /// Nodes of the first plain search of a decision (most decisions end
 /// there; probing runs only when it does not).
@@ -179,8 +180,9 @@ pub(crate) fn decide_probed(
     lists: Vec<Vec<(usize, f64)>>,
     k: usize,
     dl: &Deadline,
+    busy: Option<&AtomicUsize>,
 ) -> Option<Probe> {
-    decide_probed_from(inst, lim, lists, k, FIRST_TRY, dl)
+    decide_probed_from(inst, lim, lists, k, FIRST_TRY, dl, busy)
 }
 
 /// [`decide_probed`] with `first_try` nodes for the first plain search
@@ -192,11 +194,12 @@ pub(crate) fn decide_probed_from(
     k: usize,
     first_try: u64,
     dl: &Deadline,
+    busy: Option<&AtomicUsize>,
 ) -> Option<Probe> {
     let mut search = Search::new(inst, lim, lists, dl.clone())?;
     let threads = install(dl, rayon::current_num_threads);
     if lim.lo > f64::NEG_INFINITY {
-        return Some(search.decide_split(k, threads));
+        return Some(search.decide_split(k, threads, busy));
     }
     let mut budget = first_try;
     let mut first_drop = None;
@@ -221,7 +224,7 @@ pub(crate) fn decide_probed_from(
             break;
         }
     }
-    Some(search.decide_split(k, threads))
+    Some(search.decide_split(k, threads, busy))
 }
 
 /// The pair filter's support rounds until nothing more drops; `Err` when a

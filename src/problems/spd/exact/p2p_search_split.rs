@@ -32,7 +32,9 @@ use super::{Frame, Search, State, Stop, STACK_PER_CLIENT};
 use crate::problems::spd::exact::Probe;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// Nodes a worker searches in its piece between two donations.
 pub(super) const DONATE_EVERY: u64 = 1_000;
@@ -116,12 +118,23 @@ impl Pool {
     }
 
     /// The leftmost piece not right of the best solution (`None`: nothing
-    /// left, or stopped); waits while other workers may still donate.
-    fn take(&self) -> Option<Piece> {
+    /// left, or stopped); waits while other workers may still donate, or
+    /// while `open()` says this worker must not work yet.
+    fn take(&self, open: impl Fn() -> bool) -> Option<Piece> {
         let mut sh = self.lock();
         loop {
-            if sh.stopped {
+            if sh.stopped || (sh.running == 0 && sh.queue.is_empty()) {
                 return None;
+            }
+            if !open() {
+                // a helper held back while other decisions run: look again
+                // soon (it is not idle, so nobody donates to it)
+                let (g, _) = self
+                    .wake
+                    .wait_timeout(sh, Duration::from_millis(20))
+                    .unwrap_or_else(|e| e.into_inner());
+                sh = g;
+                continue;
             }
             if let Some(Reverse(piece)) = sh.queue.pop() {
                 if sh.best.as_ref().is_some_and(|(b, _)| piece.key > *b) {
@@ -129,9 +142,6 @@ impl Pool {
                 }
                 sh.running += 1;
                 return Some(piece);
-            }
-            if sh.running == 0 {
-                return None;
             }
             sh.idle += 1;
             sh = self.wake.wait(sh).unwrap_or_else(|e| e.into_inner());
@@ -176,8 +186,16 @@ pub(super) struct PieceRun {
 impl Search<'_> {
     /// Decides "at most `k` hosts" without a node budget on `threads`
     /// workers (the deadline still holds): the leftmost solution, or a
-    /// refutation of every piece.
-    pub(crate) fn decide_split(&mut self, k: usize, threads: usize) -> Probe {
+    /// refutation of every piece. With `busy` (decisions running side by
+    /// side, the host stage's ladder), helper `i` works only while `busy ·
+    /// (i + 1) <= threads`: the threads go to a decision once the others
+    /// are done, not to the speculative right of each.
+    pub(crate) fn decide_split(
+        &mut self,
+        k: usize,
+        threads: usize,
+        busy: Option<&AtomicUsize>,
+    ) -> Probe {
         self.k = k;
         self.budget = u64::MAX;
         if k == 0 {
@@ -208,11 +226,17 @@ impl Search<'_> {
         let started = std::thread::scope(|sc| {
             let handles: Vec<_> = workers
                 .iter_mut()
-                .filter_map(|w| {
+                .enumerate()
+                .filter_map(|(i, w)| {
                     let pool = &pool;
+                    let open = move || {
+                        busy.is_none_or(|b| {
+                            b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads
+                        })
+                    };
                     std::thread::Builder::new()
                         .stack_size(stack)
-                        .spawn_scoped(sc, move || w.work(pool))
+                        .spawn_scoped(sc, move || w.work(pool, open))
                         .ok()
                 })
                 .collect();
@@ -236,8 +260,8 @@ impl Search<'_> {
     }
 
     /// A worker: takes pieces until none is left.
-    fn work(&mut self, pool: &Arc<Pool>) {
-        while let Some(piece) = pool.take() {
+    fn work(&mut self, pool: &Arc<Pool>, open: impl Fn() -> bool) {
+        while let Some(piece) = pool.take(&open) {
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 self.run_piece(piece, pool)
             }));

@@ -31,7 +31,7 @@ fn run(
             s.donate_every = every;
             // odd intervals: donate whenever due; even: only to idle workers
             s.always_donate = every % 2 == 1;
-            s.decide_split(k, threads)
+            s.decide_split(k, threads, None)
         }
     };
     let (kind, sol) = match ans {

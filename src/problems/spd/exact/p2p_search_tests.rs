@@ -183,7 +183,9 @@ fn probed_decision_matches_brute_force() {
         let want = exists(&inst, &lim, k);
         let got = match allowed_pairs(&inst, &lim) {
             Err(_) => Probe::Infeasible,
-            Ok(lists) => probe::decide_probed_from(&inst, lim, lists, k, 1, &dl).expect("small"),
+            Ok(lists) => {
+                probe::decide_probed_from(&inst, lim, lists, k, 1, &dl, None).expect("small")
+            }
         };
         match got {
             Probe::Feasible(sc) => {
