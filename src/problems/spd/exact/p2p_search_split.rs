@@ -24,6 +24,12 @@
 //! tree, wherever and whenever the donations happen: the same nodes (for
 //! a refutation) and the same first solution.
 //!
+//! When the deadline stops a decision that already holds a solution right
+//! of open pieces, that solution answers "feasible" (the count is proven;
+//! which solution, then, may depend on timing). In the host stage a
+//! decision's helper threads wait while other counts are decided beside
+//! it (`busy`), so the threads go to the decision left alone.
+//!
 //! Complexity: the nodes of the plain search (for a feasible decision,
 //! plus those of pieces right of its solution searched meanwhile); a
 //! donation copies one node state (`O(n + m)` words).
@@ -98,6 +104,22 @@ pub(super) struct Pool {
 }
 
 impl Pool {
+    /// A queue holding the whole tree as one piece.
+    fn new(root: Piece) -> Arc<Pool> {
+        Arc::new(Pool {
+            shared: Mutex::new(Shared {
+                queue: BinaryHeap::from([Reverse(root)]),
+                running: 0,
+                best: None,
+                stopped: false,
+                failed: false,
+                donated: 0,
+                idle: 0,
+            }),
+            wake: Condvar::new(),
+        })
+    }
+
     fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -167,6 +189,43 @@ impl Pool {
     }
 }
 
+/// Runs `workers` on threads with stacks that fit the recursion; helper
+/// `i ≥ 1` works only while `busy · (i + 1) <= threads`. False when no
+/// thread started or one failed.
+fn run_workers(
+    workers: &mut [Search],
+    pool: &Arc<Pool>,
+    threads: usize,
+    busy: Option<&AtomicUsize>,
+) -> bool {
+    let Some(first) = workers.first() else {
+        return false;
+    };
+    let stack = STACK_PER_CLIENT
+        .saturating_mul(first.inst.clients() + 64)
+        .max(8 << 20);
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, w)| {
+                let open = move || {
+                    busy.is_none_or(|b| b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads)
+                };
+                std::thread::Builder::new()
+                    .stack_size(stack)
+                    .spawn_scoped(sc, move || w.work(pool, open))
+                    .ok()
+            })
+            .collect();
+        let n = handles.len();
+        // every handle joined (no short cut), then all must have ended well
+        let joined: Vec<bool> = handles.into_iter().map(|h| h.join().is_ok()).collect();
+        let joined = joined.iter().all(|&ok| ok);
+        n > 0 && joined
+    })
+}
+
 /// A worker's view of the piece it searches.
 #[derive(Clone)]
 pub(super) struct PieceRun {
@@ -206,44 +265,10 @@ impl Search<'_> {
             node: Vec::new(),
             start: Start::Root(self.root_state()),
         };
-        let pool = Arc::new(Pool {
-            shared: Mutex::new(Shared {
-                queue: BinaryHeap::from([Reverse(root)]),
-                running: 0,
-                best: None,
-                stopped: false,
-                failed: false,
-                donated: 0,
-                idle: 0,
-            }),
-            wake: Condvar::new(),
-        });
+        let pool = Pool::new(root);
         let base = (self.nodes, self.cuts);
         let mut workers: Vec<Search> = (0..threads.max(1)).map(|_| self.clone()).collect();
-        let stack = STACK_PER_CLIENT
-            .saturating_mul(self.inst.clients() + 64)
-            .max(8 << 20);
-        let started = std::thread::scope(|sc| {
-            let handles: Vec<_> = workers
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(i, w)| {
-                    let pool = &pool;
-                    let open = move || {
-                        busy.is_none_or(|b| {
-                            b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads
-                        })
-                    };
-                    std::thread::Builder::new()
-                        .stack_size(stack)
-                        .spawn_scoped(sc, move || w.work(pool, open))
-                        .ok()
-                })
-                .collect();
-            let n = handles.len();
-            let joined = handles.into_iter().all(|h| h.join().is_ok());
-            n > 0 && joined
-        });
+        let started = run_workers(&mut workers, &pool, threads, busy);
         for w in &workers {
             self.nodes += w.nodes - base.0;
             self.cuts += w.cuts - base.1;
