@@ -130,13 +130,14 @@ impl Pool {
         sh.queue.len() < sh.idle
     }
 
-    /// Queues a piece and wakes one waiting worker.
+    /// Queues a piece and wakes the waiting workers (all: a held-back
+    /// helper woken alone would leave the idle one asleep).
     fn push(&self, piece: Piece) {
         let mut sh = self.lock();
         sh.queue.push(Reverse(piece));
         sh.donated += 1;
         drop(sh);
-        self.wake.notify_one();
+        self.wake.notify_all();
     }
 
     /// The leftmost piece not right of the best solution (`None`: nothing
