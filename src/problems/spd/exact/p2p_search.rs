@@ -71,6 +71,14 @@ pub(crate) const MAX_CLIENTS: usize = 20_000;
 /// under this; the reservation is virtual memory).
 const STACK_PER_CLIENT: usize = 16 << 10;
 
+/// Stack of a search thread for `clients` clients: one recursion level per
+/// branching decision, at most one per client.
+fn stack_bytes(clients: usize) -> usize {
+    STACK_PER_CLIENT
+        .saturating_mul(clients.saturating_add(64))
+        .max(8 << 20)
+}
+
 /// Why a search stopped without an answer.
 enum Stop {
     Budget,
@@ -287,8 +295,7 @@ impl<'a> Search<'a> {
     where
         Self: Send,
     {
-        let m = self.inst.clients();
-        let stack = STACK_PER_CLIENT.saturating_mul(m + 64).max(8 << 20);
+        let stack = stack_bytes(self.inst.clients());
         let run = std::thread::scope(|sc| {
             std::thread::Builder::new()
                 .stack_size(stack)

@@ -34,7 +34,7 @@
 //! plus those of pieces right of its solution searched meanwhile); a
 //! donation copies one node state (`O(n + m)` words).
 
-use super::{Frame, Search, State, Stop, STACK_PER_CLIENT};
+use super::{stack_bytes, Frame, Search, State, Stop};
 use crate::problems::spd::exact::Probe;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -202,23 +202,24 @@ fn run_workers(
     let Some(first) = workers.first() else {
         return false;
     };
-    let stack = STACK_PER_CLIENT
-        .saturating_mul(first.inst.clients() + 64)
-        .max(8 << 20);
+    let stack = stack_bytes(first.inst.clients());
     std::thread::scope(|sc| {
-        let handles: Vec<_> = workers
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, w)| {
-                let open = move || {
-                    busy.is_none_or(|b| b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads)
-                };
-                std::thread::Builder::new()
-                    .stack_size(stack)
-                    .spawn_scoped(sc, move || w.work(pool, open))
-                    .ok()
-            })
-            .collect();
+        let mut handles = Vec::new();
+        for (i, w) in workers.iter_mut().enumerate() {
+            let open = move || {
+                busy.is_none_or(|b| b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads)
+            };
+            let spawned = std::thread::Builder::new()
+                .stack_size(stack)
+                .spawn_scoped(sc, move || w.work(pool, open));
+            match spawned {
+                Ok(h) => handles.push(h),
+                // without the first worker, held-back helpers could wait
+                // on each other's decisions: start none
+                Err(_) if i == 0 => return false,
+                Err(_) => {}
+            }
+        }
         let n = handles.len();
         // every handle joined (no short cut), then all must have ended well
         let joined: Vec<bool> = handles.into_iter().map(|h| h.join().is_ok()).collect();
