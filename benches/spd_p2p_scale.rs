@@ -5,9 +5,9 @@
 //! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
 //! `p2p_search_probe.rs`, about 5 s an iteration), on the run's threads
 //! and on one (the split decision, `p2p_search_split.rs`, against the
-//! plain one), and `host-search` (f = 1.0). The other 200 × 1,000 and 160 × 800 runs end at the time
-//! limit or take over 30 s (f = 1.3, seed 1: 47 s), so they are in the
-//! README's table, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
+//! plain one), and `host-search` (f = 1.0). The other 200 × 1,000 and
+//! 160 × 800 runs end at the time limit or take over 10 s, so they are in
+//! the README's table, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
 //! whole lexicographic optimum on f = 1.3, seed 2 (`gen spd --servers 200
 //! --clients 2000 --model cs --factor 1.3 --seed 2`, about 3 s of CPU).
 //! Sample size 10; the whole run takes several

@@ -42,7 +42,9 @@ fn run(
     Some(((kind, sol, s.nodes), s.pieces))
 }
 
-/// Compares one split run with the plain one; returns the pieces donated.
+/// Compares one split run with the plain one; returns the pieces donated
+/// where their number does not depend on timing (donating whenever due,
+/// in a refutation or on one thread), 0 otherwise.
 fn same(inst: &SpdInstance, lim: Limits, k: usize, split: (usize, u64), what: &str) -> u64 {
     let Some((plain, _)) = run(inst, lim, k, None) else {
         return 0;
@@ -52,10 +54,15 @@ fn same(inst: &SpdInstance, lim: Limits, k: usize, split: (usize, u64), what: &s
     };
     assert_eq!(got.0, plain.0, "{what}: answers differ");
     assert_eq!(got.1, plain.1, "{what}: a different solution");
-    if plain.0 == "infeasible" {
+    let refuted = plain.0 == "infeasible";
+    if refuted {
         assert_eq!(got.2, plain.2, "{what}: node counts of a refutation differ");
     }
-    pieces
+    if split.1 % 2 == 1 && (refuted || split.0 == 1) {
+        pieces
+    } else {
+        0
+    }
 }
 
 /// Tiny cases (both limits, ties): the split search agrees with brute
@@ -72,10 +79,7 @@ fn split_search_is_the_plain_search_on_tiny_cases() {
         }
         pieces += same(&inst, lim, k, split, &format!("seed {seed}"));
     }
-    assert!(
-        pieces > 100,
-        "only {pieces} pieces: the test does not split"
-    );
+    assert!(pieces > 40, "only {pieces} pieces: the test does not split");
 }
 
 /// The paper's random P2P instances ([`paper_case`]: 12–20 servers, 30–80
@@ -97,8 +101,9 @@ fn split_search_is_the_plain_search_on_paper_instances() {
             }
         }
     }
+    // counted where timing cannot change them: 496 with these seeds
     assert!(
-        pieces > 500,
+        pieces > 400,
         "only {pieces} pieces: the test does not split"
     );
     assert!(
