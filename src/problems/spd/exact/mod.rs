@@ -80,10 +80,15 @@
 //! clients, an orphan lower bound, and branching on the client with fewest
 //! options; a decision that 20,000 nodes do not settle is helped by
 //! probing (`p2p_search_probe`: pairs `(client, server)` refuted by a short
-//! search alone are dropped for that decision; without a lower limit only).
+//! search alone are dropped for that decision; with a lower limit the
+//! probes run under the upper one alone).
 //! The host stage ([`p2p_hosts`]) decides `k = 1, 2, …` up to the
 //! incumbent's count; the first feasible `k` is proven minimal. The
-//! lexicographic stages run the same test with the thresholds below.
+//! lexicographic stages run the same search as a branch and bound
+//! (`p2p_search_descent`): one search from just below the incumbent's
+//! delay whose upper limit drops below every solution it finds, then one
+//! at `θ = D*` whose lower limit rises above every solution's smallest
+//! pair; the last solution of each is optimal when the search ends.
 //! Instances too large for the search (bitsets over
 //! `p2p_search::MAX_PREFIX_WORDS` words, or over
 //! `p2p_search::MAX_CLIENTS` clients) use the level-indicator MILP
@@ -114,7 +119,7 @@
 //! hosts `{s, t}` = a 2-SAT over "client on `s` or on `t`" whose clauses are
 //! the conflicting pairs of choices.
 //!
-//! Lexicographic delay for P2P: the test with the bound `θ` (a pair
+//! On the MILP route, lexicographic delay for P2P: the test with the bound `θ` (a pair
 //! fits iff it meets μ and `q <= θ`) and at most `k*` hosts: first a test of the
 //! next candidate below the incumbent's delay (heuristics are often optimal),
 //! then bisection between a

@@ -3,6 +3,8 @@
 
 use crate::core::Status;
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits, P2pModel};
+use crate::problems::spd::exact::p2p_search::descent::{next_down, next_up, Descent, Side};
+use crate::problems::spd::exact::p2p_search::probe::{decide_planned, Plan, FIRST_TRY};
 use crate::problems::spd::exact::{
     heuristic_incumbent, score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
 };
@@ -243,6 +245,49 @@ pub(crate) fn min_delay(
     }
 }
 
+/// A stage by branch and bound ([`descent`]): one search from `lim` (just
+/// past `best`'s value) whose limit tightens at each solution it finds;
+/// its first plain search takes `first_try` nodes ([`Plan`]). `Err` gives
+/// `best` back when the search declines the instance.
+#[allow(clippy::result_large_err)]
+fn descend(
+    inst: &SpdInstance,
+    side: Side,
+    lim: Limits,
+    best: Scored,
+    first_try: u64,
+    dl: &Deadline,
+) -> Result<(Scored, Option<String>), Scored> {
+    if dl.expired() {
+        return Ok((best, Some("the deadline was hit".into())));
+    }
+    // the pair filter alone may refute the start threshold
+    let Ok(lists) = allowed_pairs(inst, &lim) else {
+        return Ok((best, None));
+    };
+    let start = match side {
+        Side::Upper => lim.hi,
+        Side::Lower => lim.lo,
+    };
+    let d = Descent::new(side, start);
+    let plan = Plan {
+        first_try,
+        descent: Some(d.clone()),
+        ..Plan::default()
+    };
+    let k = best.metrics.hosts;
+    let Some(ans) = decide_planned(inst, lim, lists, k, plan, dl) else {
+        return Err(best);
+    };
+    // every solution the descent keeps beats `best`
+    let best = d.best().unwrap_or(best);
+    Ok(match ans {
+        Probe::Infeasible => (best, None),
+        Probe::Unknown(why) => (best, Some(why)),
+        Probe::Feasible(_) => (best, Some("the descent ended on a decision".into())),
+    })
+}
+
 fn delay_stage(
     inst: &SpdInstance,
     allowed: &Allowed,
@@ -250,7 +295,26 @@ fn delay_stage(
     dl: &Deadline,
 ) -> (Scored, Option<String>) {
     let mu = inst.bound;
-    let k = best.metrics.hosts;
+    let start = Limits {
+        mu,
+        hi: next_down(best.metrics.delay),
+        lo: f64::NEG_INFINITY,
+    };
+    match descend(inst, Side::Upper, start, best, FIRST_TRY, dl) {
+        Ok(done) => done,
+        Err(best) => delay_bisection(inst, allowed, best, dl),
+    }
+}
+
+/// Stage 2 by bisection over the candidate delays (when the search
+/// declines the instance).
+fn delay_bisection(
+    inst: &SpdInstance,
+    allowed: &Allowed,
+    best: Scored,
+    dl: &Deadline,
+) -> (Scored, Option<String>) {
+    let (mu, k) = (inst.bound, best.metrics.hosts);
     let delay = TwoPhase {
         inst,
         allowed,
@@ -278,7 +342,6 @@ fn delay_stage(
 /// Stages 2 and 3 for P2P: least delay, then least variation, at `k*` hosts.
 pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> LexResult {
     let mu = inst.bound;
-    let k = best.metrics.hosts;
     let Ok(allowed) = allowed_pairs(inst, &Limits::bound(mu)) else {
         let notes = vec!["delay and variation not minimised: the pair filter failed".into()];
         return LexResult { best, notes };
@@ -290,14 +353,52 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
         )];
         return LexResult { best, notes };
     }
-    let d_star = best.metrics.delay;
+    let (best, why) = variation_stage(inst, &allowed, best, dl);
+    let notes = why
+        .map(|w| {
+            vec![format!(
+                "delay proven minimal; variation stage not proven ({w})"
+            )]
+        })
+        .unwrap_or_default();
+    LexResult { best, notes }
+}
+
+/// Stage 3: the largest smallest pair (least variation) at `best`'s
+/// delay and host count.
+fn variation_stage(
+    inst: &SpdInstance,
+    allowed: &Allowed,
+    best: Scored,
+    dl: &Deadline,
+) -> (Scored, Option<String>) {
+    let start = Limits {
+        mu: inst.bound,
+        hi: best.metrics.delay,
+        lo: next_up(min_pair(inst, &best.sol)),
+    };
+    match descend(inst, Side::Lower, start, best, FIRST_TRY, dl) {
+        Ok(done) => done,
+        Err(best) => variation_bisection(inst, allowed, best, dl),
+    }
+}
+
+/// Stage 3 by bisection over the candidate smallest pairs (when the search
+/// declines the instance).
+fn variation_bisection(
+    inst: &SpdInstance,
+    allowed: &Allowed,
+    best: Scored,
+    dl: &Deadline,
+) -> (Scored, Option<String>) {
+    let (mu, k, d_star) = (inst.bound, best.metrics.hosts, best.metrics.delay);
     let var = TwoPhase {
         inst,
-        allowed: &allowed,
+        allowed,
         dir: -1.0,
         key_min: -d_star,
     };
-    let (best, why) = var.run(
+    var.run(
         best,
         |s| min_pair(inst, &s.sol),
         |l| {
@@ -312,13 +413,9 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
                 dl,
             )
         },
-    );
-    let notes = why
-        .map(|w| {
-            vec![format!(
-                "delay proven minimal; variation stage not proven ({w})"
-            )]
-        })
-        .unwrap_or_default();
-    LexResult { best, notes }
+    )
 }
+
+#[cfg(test)]
+#[path = "p2p_lex_tests.rs"]
+mod tests;

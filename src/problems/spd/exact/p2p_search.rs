@@ -123,6 +123,12 @@ pub(crate) struct Search<'a> {
     pieces: u64,
     /// Donate whenever due, not only to a waiting worker (tests).
     always_donate: bool,
+    /// The branch and bound this search belongs to: solutions tighten its
+    /// threshold and the search goes on ([`descent`]).
+    descent: Option<Arc<descent::Descent>>,
+    /// Probing for another search's limits: a probe's solution answers
+    /// nothing (`probe::decide_lower`).
+    probes_only: bool,
 }
 
 /// A node whose branches are being tried: its state (cut by its refuted
@@ -145,9 +151,15 @@ struct State {
     win: Vec<(usize, usize)>,
     /// Unassigned clients.
     open: Bits,
+    /// Clients placed by the free-client rule (step 1): a descent's
+    /// tighter limit takes them back ([`Search::renarrow`]).
+    free: Bits,
     /// Host of each assigned client.
     assign: Vec<usize>,
     hosts: usize,
+    /// The limits `(hi, lo)` the windows were narrowed under (a descent
+    /// tightens them: [`Search::renarrow`]).
+    lim: (f64, f64),
 }
 
 /// Decides whether some assignment with at most `k` hosts has all pairs in
@@ -228,7 +240,16 @@ impl<'a> Search<'a> {
             donate_every: split::DONATE_EVERY,
             pieces: 0,
             always_donate: false,
+            descent: None,
+            probes_only: false,
         })
+    }
+
+    /// Makes this search a branch and bound of `d` ([`descent`]): every
+    /// solution tightens its threshold and the search goes on.
+    pub(crate) fn set_descent(&mut self, d: Option<Arc<descent::Descent>>) {
+        self.descent = d;
+        self.follow_descent();
     }
 
     /// Randomises the branching order (ties and near-ties among new
@@ -283,8 +304,10 @@ impl<'a> Search<'a> {
             env: vec![None; n],
             win: self.lists.iter().map(|l| (0, l.len())).collect(),
             open,
+            free: vec![0u64; self.w],
             assign: vec![usize::MAX; m],
             hosts: 0,
+            lim: (self.lim.hi, self.lim.lo),
         }
     }
 
@@ -391,6 +414,9 @@ impl<'a> Search<'a> {
         };
         st.assign[c] = s;
         clear(&mut st.open, c);
+        // (a descent's re-narrowing may have placed a branch's client by
+        // the free rule: now it is placed by the branch)
+        clear(&mut st.free, c);
         if st.env[s] == Some((lo, hi)) {
             return;
         }
@@ -402,7 +428,16 @@ impl<'a> Search<'a> {
                 st.win[u] = self.narrow(u, st.win[u], s, vlo, vhi);
             }
         }
-        // clients inside the envelope (by value) and the window are free
+        self.free_on(st, s);
+    }
+
+    /// Assigns to host `s` the unassigned clients inside its envelope (by
+    /// value) and its window: they change no envelope, so they never hurt.
+    fn free_on(&self, st: &mut State, s: usize) {
+        let Some((lo, hi)) = st.env[s] else {
+            return;
+        };
+        let (vlo, vhi) = (self.val(s, lo), self.val(s, hi));
         let list = &self.lists[s];
         // without a lower limit the least access constrains nothing: every
         // client up to the largest is free
@@ -418,6 +453,7 @@ impl<'a> Search<'a> {
             if has(&st.open, j) {
                 st.assign[j] = s;
                 clear(&mut st.open, j);
+                set(&mut st.free, j);
             }
         }
     }
@@ -479,6 +515,7 @@ impl<'a> Search<'a> {
             self.check_beaten()?;
         }
         self.count_piece_node();
+        self.follow_descent();
         Ok(())
     }
 
@@ -491,6 +528,9 @@ impl<'a> Search<'a> {
     /// on `stack`, where a split search may donate its untried branches).
     fn node(&mut self, mut st: State, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
         self.tick()?;
+        if self.stale(&st) && !self.renarrow(&mut st) {
+            return Ok(None);
+        }
         let mut scratch = vec![0u64; self.w];
         // forced moves (one pass per round) until none is left
         let opt = loop {
@@ -515,6 +555,16 @@ impl<'a> Search<'a> {
             }
         };
         if st.open.iter().all(|&x| x == 0) {
+            if self.descent.is_some() {
+                // the limit moves past it; the node goes on under the new
+                // limit (its free clients were placed under the old one)
+                let again = st.clone();
+                self.improve(st);
+                if !self.stale(&again) {
+                    return Ok(None);
+                }
+                return self.node(again, stack);
+            }
             self.solved();
             return Ok(Some(st));
         }
@@ -546,12 +596,20 @@ impl<'a> Search<'a> {
         stack.push(frame);
         let out = loop {
             self.maybe_donate(stack);
+            if self.stale(&stack[level].st) && !self.renarrow(&mut stack[level].st) {
+                break Ok(None);
+            }
             let f = &mut stack[level];
             let Some(&(s, p)) = f.values.get(f.next) else {
                 break Ok(None);
             };
             let index = f.first + f.next as u32;
             f.next += 1;
+            // a descent's tighter limit may have narrowed the window
+            let (a, b) = f.st.win[s];
+            if p < a || p >= b {
+                continue;
+            }
             let mut child = f.st.clone();
             self.put(&mut child, s, p);
             self.path.push(index);
@@ -653,6 +711,8 @@ impl<'a> Search<'a> {
 mod bits;
 #[path = "p2p_search_bounds.rs"]
 mod bounds;
+#[path = "p2p_search_descent.rs"]
+pub(crate) mod descent;
 #[path = "p2p_search_probe.rs"]
 pub(crate) mod probe;
 #[path = "p2p_search_split.rs"]

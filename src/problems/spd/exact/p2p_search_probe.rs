@@ -20,16 +20,18 @@
 //! Complexity: a pass is `O(n · log m)` probes of at most [`PER_PROBE`]
 //! nodes each, for `n` servers and `m` clients.
 
+use super::descent::Descent;
 use super::{Search, State, Stop};
 use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{pair_q, Limits};
 use crate::problems::spd::exact::{p2p_support, Deadline, Probe};
 use crate::problems::spd::model::SpdInstance;
 use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 
 /// Nodes of the first plain search of a decision (most decisions end
 /// there; probing runs only when it does not).
-const FIRST_TRY: u64 = 20_000;
+pub(crate) const FIRST_TRY: u64 = 20_000;
 
 /// Nodes a probe may take (its first is its propagation and bounds).
 const PER_PROBE: u64 = 20;
@@ -135,6 +137,8 @@ impl Search<'_> {
         self.budget = self.nodes.saturating_add(per_probe);
         self.refuted = false;
         match self.dfs(st) {
+            // probing for another search's limits: the pair stays
+            Ok(Some(_)) if self.probes_only => Ok(None),
             Ok(Some(done)) => Ok(Some(Box::new(done))),
             Ok(None) => {
                 self.refuted = true;
@@ -182,25 +186,56 @@ pub(crate) fn decide_probed(
     dl: &Deadline,
     busy: Option<&AtomicUsize>,
 ) -> Option<Probe> {
-    decide_probed_from(inst, lim, lists, k, FIRST_TRY, dl, busy)
+    let plan = Plan {
+        busy,
+        ..Plan::default()
+    };
+    decide_planned(inst, lim, lists, k, plan, dl)
 }
 
-/// [`decide_probed`] with `first_try` nodes for the first plain search
-/// (the tests cut it to make every decision probe).
-pub(crate) fn decide_probed_from(
+/// How [`decide_planned`] runs a decision.
+pub(crate) struct Plan<'b> {
+    /// Nodes of the first plain search ([`FIRST_TRY`]; the tests cut it
+    /// to make every decision probe).
+    pub first_try: u64,
+    /// Decisions running side by side ([`Search::decide_split`]).
+    pub busy: Option<&'b AtomicUsize>,
+    /// The branch and bound the decision belongs to
+    /// ([`super::descent`]): then "infeasible" means that nothing beats
+    /// the descent's best solution.
+    pub descent: Option<Arc<Descent>>,
+}
+
+impl Default for Plan<'_> {
+    fn default() -> Self {
+        Plan {
+            first_try: FIRST_TRY,
+            busy: None,
+            descent: None,
+        }
+    }
+}
+
+/// [`decide_probed`] as `plan` says.
+pub(crate) fn decide_planned(
     inst: &SpdInstance,
     lim: Limits,
     lists: Vec<Vec<(usize, f64)>>,
     k: usize,
-    first_try: u64,
+    plan: Plan,
     dl: &Deadline,
-    busy: Option<&AtomicUsize>,
 ) -> Option<Probe> {
-    let mut search = Search::new(inst, lim, lists, dl.clone())?;
+    let Plan {
+        first_try,
+        busy,
+        descent,
+    } = plan;
     let threads = install(dl, rayon::current_num_threads);
     if lim.lo > f64::NEG_INFINITY {
-        return Some(search.decide_split(k, threads, busy));
+        return decide_lower(inst, lim, lists, k, busy, descent, dl);
     }
+    let mut search = Search::new(inst, lim, lists, dl.clone())?;
+    search.set_descent(descent.clone());
     let mut budget = first_try;
     let mut first_drop = None;
     for _ in 0..MAX_PASSES {
@@ -214,16 +249,61 @@ pub(crate) fn decide_probed_from(
             Shave::Stopped(why) => return Some(Probe::Unknown(why)),
             Shave::Kept(kept, dropped) => (kept, dropped),
         };
+        // (a descent's probes may have tightened the limit)
+        let lim = search.lim;
         if dropped > 0 && support(inst, &lim, &mut kept).is_err() {
             return Some(Probe::Infeasible);
         }
         budget = budget.max(search.nodes() - before).max(1);
         search = Search::new(inst, lim, kept, dl.clone())?;
+        search.set_descent(descent.clone());
         let first = *first_drop.get_or_insert(dropped);
         if dropped == 0 || dropped.saturating_mul(FADE) < first {
             break;
         }
     }
+    Some(search.decide_split(k, threads, busy))
+}
+
+/// A decision with a lower limit: the probes run under the upper limit
+/// alone (a pair refuted there is refuted under both, and without a lower
+/// limit refutations extend along each server's list,
+/// [`Search::drop_above`]); a probe's solution there answers nothing. Then
+/// the search runs with both limits, split over the run's threads.
+fn decide_lower(
+    inst: &SpdInstance,
+    lim: Limits,
+    mut lists: Vec<Vec<(usize, f64)>>,
+    k: usize,
+    busy: Option<&AtomicUsize>,
+    descent: Option<Arc<Descent>>,
+    dl: &Deadline,
+) -> Option<Probe> {
+    let upper = Limits {
+        lo: f64::NEG_INFINITY,
+        ..lim
+    };
+    let mut first_drop = None;
+    for _ in 0..MAX_PASSES {
+        let mut probing = Search::new(inst, upper, lists.clone(), dl.clone())?;
+        probing.probes_only = true;
+        let (mut kept, dropped) = match probing.shave(k, PER_PROBE) {
+            Shave::Found(_) | Shave::Kept(_, 0) => break,
+            Shave::Stopped(why) => return Some(Probe::Unknown(why)),
+            Shave::Kept(kept, dropped) => (kept, dropped),
+        };
+        if support(inst, &upper, &mut kept).is_err() {
+            return Some(Probe::Infeasible);
+        }
+        lists = kept;
+        let first = *first_drop.get_or_insert(dropped);
+        if dropped.saturating_mul(FADE) < first {
+            break;
+        }
+    }
+    let mut search = Search::new(inst, lim, lists, dl.clone())?;
+    search.set_descent(descent);
+    let threads = install(dl, rayon::current_num_threads);
     Some(search.decide_split(k, threads, busy))
 }
 

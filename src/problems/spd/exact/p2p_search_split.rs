@@ -376,7 +376,9 @@ impl Search<'_> {
         let mut st = f.st.clone();
         let searching =
             (level + 1 < stack.len()).then(|| stack[level].values[stack[level].next - 1]);
-        if let Some((s, p)) = searching {
+        // (under a descent that branch may still tighten the limit past
+        // the cut's test: no cut)
+        if let Some((s, p)) = searching.filter(|_| self.descent.is_none()) {
             self.cap_refuted(&mut st, s, p);
         }
         let node = self.path[..base + level].to_vec();

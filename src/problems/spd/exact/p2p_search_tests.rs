@@ -183,9 +183,18 @@ fn probed_decision_matches_brute_force() {
         let want = exists(&inst, &lim, k);
         let got = match allowed_pairs(&inst, &lim) {
             Err(_) => Probe::Infeasible,
-            Ok(lists) => {
-                probe::decide_probed_from(&inst, lim, lists, k, 1, &dl, None).expect("small")
-            }
+            Ok(lists) => probe::decide_planned(
+                &inst,
+                lim,
+                lists,
+                k,
+                probe::Plan {
+                    first_try: 1,
+                    ..Default::default()
+                },
+                &dl,
+            )
+            .expect("small"),
         };
         match got {
             Probe::Feasible(sc) => {

@@ -1,0 +1,98 @@
+//! The descents of the lexicographic stages against the bisections (two
+//! routes to the same optimum), on one thread and split over three with
+//! every decision probed.
+
+use super::*;
+use crate::problems::spd::exact::p2p::tests::tiny;
+use crate::problems::spd::exact::p2p_hosts::min_hosts;
+use crate::problems::spd::exact::HostStage;
+
+/// The proven least host count's solution of a tiny instance (`None`:
+/// infeasible).
+fn host_optimum(inst: &SpdInstance) -> Option<Scored> {
+    match min_hosts(inst, None, 1, &Deadline::none()) {
+        HostStage::Proven(sc) => Some(sc),
+        HostStage::Infeasible(_) => None,
+        _ => panic!("not proven"),
+    }
+}
+
+/// Both stages by descent with `first_try` nodes before probing.
+fn by_descent(inst: &SpdInstance, best: Scored, first_try: u64) -> (Scored, Scored) {
+    let dl = Deadline::none();
+    let upper = Limits {
+        mu: inst.bound,
+        hi: next_down(best.metrics.delay),
+        lo: f64::NEG_INFINITY,
+    };
+    let (d, why) = descend(inst, Side::Upper, upper, best, first_try, &dl).expect("small");
+    assert!(why.is_none(), "{why:?}");
+    let lower = Limits {
+        mu: inst.bound,
+        hi: d.metrics.delay,
+        lo: next_up(min_pair(inst, &d.sol)),
+    };
+    let (v, why) = descend(inst, Side::Lower, lower, d.clone(), first_try, &dl).expect("small");
+    assert!(why.is_none(), "{why:?}");
+    (d, v)
+}
+
+/// Both stages by bisection.
+fn by_bisection(inst: &SpdInstance, allowed: &Allowed, best: Scored) -> (Scored, Scored) {
+    let dl = Deadline::none();
+    let (d, why) = delay_bisection(inst, allowed, best, &dl);
+    assert!(why.is_none(), "{why:?}");
+    let (v, why) = variation_bisection(inst, allowed, d.clone(), &dl);
+    assert!(why.is_none(), "{why:?}");
+    (d, v)
+}
+
+/// The descents reach the bisections' least delay and variation, on
+/// random instances with many ties (their limits tighten mid-search, over
+/// nodes whose free clients and cuts were made under looser ones).
+fn descents_equal_bisections_on(threads: usize, first_try: u64, seeds: std::ops::Range<u64>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a pool");
+    let mut improved = 0;
+    for seed in seeds {
+        let inst = tiny(6, 10, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
+        let Some(best) = host_optimum(&inst) else {
+            continue;
+        };
+        let allowed = allowed_pairs(&inst, &Limits::bound(inst.bound)).expect("feasible");
+        let (d2, v2) = by_bisection(&inst, &allowed, best.clone());
+        let (d1, v1) = pool.install(|| by_descent(&inst, best.clone(), first_try));
+        let key = |s: &Scored| (s.metrics.hosts, s.metrics.delay, s.metrics.variation);
+        assert_eq!(key(&d1).0, best.metrics.hosts, "seed {seed}: hosts");
+        assert_eq!(key(&d1).1, key(&d2).1, "seed {seed}: delay");
+        assert_eq!(key(&v1), key(&v2), "seed {seed}: variation");
+        improved += usize::from(d1.metrics.delay < best.metrics.delay);
+    }
+    // the descents had something to do
+    assert!(improved > 20, "only {improved} delays improved");
+}
+
+#[test]
+fn descents_equal_bisections() {
+    descents_equal_bisections_on(1, FIRST_TRY, 0..300);
+}
+
+/// The same, split over three threads and probed before every search.
+#[test]
+fn split_probed_descents_equal_bisections() {
+    descents_equal_bisections_on(3, 1, 300..500);
+}
+
+/// The descents' thresholds step to the adjacent float, nothing between.
+#[test]
+fn thresholds_step_to_the_adjacent_float() {
+    for x in [630.572, 1.0, 1e-300, 0.0, -0.0, -2.5, f64::MAX] {
+        let (d, u) = (next_down(x), next_up(x));
+        assert!(d < x && x < u, "{x}");
+        assert_eq!(next_up(d), if x == 0.0 { 0.0 } else { x }, "{x}");
+        assert_eq!(next_down(u), if x == 0.0 { 0.0 } else { x }, "{x}");
+    }
+    assert_eq!(next_down(f64::INFINITY), f64::MAX);
+}

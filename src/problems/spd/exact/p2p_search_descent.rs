@@ -1,0 +1,263 @@
+//! Branch and bound on a pair-delay threshold ([`super`], the lexicographic
+//! stages): one search whose limit tightens at every solution it finds,
+//! instead of a bisection of separate decisions.
+//!
+//! A *descent* holds a threshold and the best solution found so far. For
+//! the delay stage (`Side::Upper`) every solution found lowers the upper
+//! limit to just below its largest pair delay; for the variation stage
+//! (`Side::Lower`, the upper limit fixed at the least delay) it raises the
+//! lower limit to just above its smallest pair delay. The search goes on
+//! under the tighter limit; when it ends without a further solution, the
+//! best one is optimal (or, with none, the start threshold is refuted).
+//!
+//! The nodes on the stack were narrowed under a looser limit. A node
+//! whose state is older than the current limit is *re-narrowed* before it
+//! branches again ([`Search::renarrow`]): its hosts' extreme pairs are
+//! checked against the new limit (same host: the two largest and the two
+//! smallest accesses; across hosts: the extremes) and every window is
+//! narrowed against every host. A looser window is sound, only weaker, so
+//! every prune stays exact. The refuted-branch cuts
+//! ([`Search::cap_refuted`]) stay sound: a cut is made under the limit at
+//! the time, at least as tight as any the refuted branch was searched
+//! under, and a tighter limit only removes solutions. (A split search's
+//! donated piece does not take the cut of the branch still being searched:
+//! that branch may still lower the limit below the cut's test.)
+//!
+//! The threshold is shared by the workers of a split search
+//! ([`super::split`]) through an atomic; the optimum's value is the same
+//! on any thread count, which of several optimal solutions is returned may
+//! depend on timing.
+//!
+//! Complexity: the nodes of the search under the final limit plus those
+//! visited before each tightening; a re-narrowing costs `O(m + h² + n·h·log
+//! m)` for `h` hosts, `n` servers and `m` clients.
+
+use super::bits::{ones, set};
+use super::{Search, State};
+use crate::problems::spd::exact::p2p::pair_q;
+use crate::problems::spd::exact::{Probe, Scored};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Which limit a descent tightens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The upper limit (least delay).
+    Upper,
+    /// The lower limit (largest smallest pair: least variation).
+    Lower,
+}
+
+/// The shared threshold and best solution of a descent.
+pub(crate) struct Descent {
+    side: Side,
+    /// The threshold's bits (`f64`): only ever tightened.
+    limit: AtomicU64,
+    /// The best solution so far.
+    best: Mutex<Option<Scored>>,
+}
+
+impl Descent {
+    /// A descent on `side` from the threshold `start` (solutions must fit
+    /// it).
+    pub(crate) fn new(side: Side, start: f64) -> Arc<Descent> {
+        Arc::new(Descent {
+            side,
+            limit: AtomicU64::new(start.to_bits()),
+            best: Mutex::new(None),
+        })
+    }
+
+    /// Which limit this descent tightens.
+    pub(crate) fn side(&self) -> Side {
+        self.side
+    }
+
+    /// The current threshold.
+    pub(crate) fn limit(&self) -> f64 {
+        f64::from_bits(self.limit.load(Ordering::Acquire))
+    }
+
+    /// The best solution found (none: nothing fit the start threshold).
+    pub(crate) fn best(&self) -> Option<Scored> {
+        self.best.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Offers a solution whose extreme pair on this side is `q`: kept, and
+    /// the threshold moved past `q`, when it beats the threshold.
+    fn offer(&self, sc: Scored, q: f64) {
+        let mut best = self.best.lock().unwrap_or_else(|e| e.into_inner());
+        let (now, next) = (self.limit(), self.past(q));
+        let better = match self.side {
+            Side::Upper => q <= now && next < now,
+            Side::Lower => q >= now && next > now,
+        };
+        if better {
+            self.limit.store(next.to_bits(), Ordering::Release);
+            *best = Some(sc);
+        }
+    }
+
+    /// The tightest threshold that excludes `q`.
+    fn past(&self, q: f64) -> f64 {
+        match self.side {
+            Side::Upper => next_down(q),
+            Side::Lower => next_up(q),
+        }
+    }
+}
+
+/// The largest float below `x` (`f64::next_down`, stable only since Rust
+/// 1.86, above this crate's MSRV).
+pub(crate) fn next_down(x: f64) -> f64 {
+    if x.is_nan() || x == f64::NEG_INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return -f64::from_bits(1);
+    }
+    let b = x.to_bits();
+    f64::from_bits(if x > 0.0 { b - 1 } else { b + 1 })
+}
+
+/// The least float above `x` (`f64::next_up`).
+pub(crate) fn next_up(x: f64) -> f64 {
+    -next_down(-x)
+}
+
+/// A server's two most extreme accesses on one side (`∓∞`: missing).
+type TopTwo = (f64, f64);
+
+impl Search<'_> {
+    /// Takes the descent's current threshold into the search's limits.
+    pub(super) fn follow_descent(&mut self) {
+        let Some(d) = self.descent.as_ref() else {
+            return;
+        };
+        let t = d.limit();
+        match d.side() {
+            Side::Upper if t < self.lim.hi => self.lim.hi = t,
+            Side::Lower if t > self.lim.lo => self.lim.lo = t,
+            _ => {}
+        }
+    }
+
+    /// Whether `st` was narrowed under a looser limit than the current one.
+    pub(super) fn stale(&self, st: &State) -> bool {
+        st.lim != (self.lim.hi, self.lim.lo)
+    }
+
+    /// A complete state under a descent: offered as a solution (the limit
+    /// then moves past it).
+    pub(super) fn improve(&mut self, st: State) {
+        let Some(d) = self.descent.clone() else {
+            return;
+        };
+        let (hi, lo) = self.extreme_pairs(&st);
+        let q = match d.side() {
+            Side::Upper => hi,
+            Side::Lower => lo,
+        };
+        if let Probe::Feasible(sc) = self.found(st) {
+            d.offer(sc, q);
+        }
+        self.follow_descent();
+    }
+
+    /// Re-narrows a state to the current limit: false when its hosts'
+    /// extreme pairs break it. The clients the free-client rule placed go
+    /// back (that rule's "never hurts" held under the old limit only: a
+    /// free client may now break a same-host pair it did not break
+    /// before) and the rule runs again under the new limit.
+    pub(super) fn renarrow(&self, st: &mut State) -> bool {
+        for c in ones(&st.free).collect::<Vec<_>>() {
+            st.assign[c] = usize::MAX;
+            set(&mut st.open, c);
+        }
+        st.free.iter_mut().for_each(|x| *x = 0);
+        let (top, bottom) = self.two_extremes(st);
+        let hosts: Vec<usize> = (0..st.env.len()).filter(|&s| st.env[s].is_some()).collect();
+        let lim = &self.lim;
+        for (i, &s) in hosts.iter().enumerate() {
+            let (t, b) = (top[s], bottom[s]);
+            if t.1 > f64::NEG_INFINITY
+                && !(lim.hi_ok(pair_q(self.inst, s, t.0, s, t.1))
+                    && lim.lo_ok(pair_q(self.inst, s, b.0, s, b.1)))
+            {
+                return false;
+            }
+            for &u in &hosts[i + 1..] {
+                let hi_q = pair_q(self.inst, s, t.0, u, top[u].0);
+                let lo_q = pair_q(self.inst, s, b.0, u, bottom[u].0);
+                if !(lim.hi_ok(hi_q) && lim.lo_ok(lo_q)) {
+                    return false;
+                }
+            }
+        }
+        for u in 0..st.win.len() {
+            if !self.eligible(st, u) {
+                continue;
+            }
+            for &s in &hosts {
+                if let Some((lo, hi)) = st.env[s] {
+                    st.win[u] = self.narrow(u, st.win[u], s, self.val(s, lo), self.val(s, hi));
+                }
+            }
+        }
+        for &s in &hosts {
+            self.free_on(st, s);
+        }
+        st.lim = (self.lim.hi, self.lim.lo);
+        true
+    }
+
+    /// The largest and the smallest pair delay of a complete state.
+    fn extreme_pairs(&self, st: &State) -> (f64, f64) {
+        let (top, bottom) = self.two_extremes(st);
+        let hosts: Vec<usize> = (0..st.env.len()).filter(|&s| st.env[s].is_some()).collect();
+        let (mut hi, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
+        for (i, &s) in hosts.iter().enumerate() {
+            if top[s].1 > f64::NEG_INFINITY {
+                hi = hi.max(pair_q(self.inst, s, top[s].0, s, top[s].1));
+                lo = lo.min(pair_q(self.inst, s, bottom[s].0, s, bottom[s].1));
+            }
+            for &u in &hosts[i + 1..] {
+                hi = hi.max(pair_q(self.inst, s, top[s].0, u, top[u].0));
+                lo = lo.min(pair_q(self.inst, s, bottom[s].0, u, bottom[u].0));
+            }
+        }
+        (hi, lo)
+    }
+
+    /// Per server, its two largest accesses `(first, second)` and its two
+    /// smallest (negated back: `(least, next)`); `-∞` / `+∞` where missing.
+    fn two_extremes(&self, st: &State) -> (Vec<TopTwo>, Vec<TopTwo>) {
+        let n = st.env.len();
+        let mut top = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); n];
+        let mut bottom = vec![(f64::INFINITY, f64::INFINITY); n];
+        for (c, &s) in st.assign.iter().enumerate() {
+            let Some(a) = (s < n).then(|| self.inst.access(c, s)) else {
+                continue;
+            };
+            let t = &mut top[s];
+            if a > t.0 {
+                *t = (a, t.0);
+            } else if a > t.1 {
+                t.1 = a;
+            }
+            let b = &mut bottom[s];
+            if a < b.0 {
+                *b = (a, b.0);
+            } else if a < b.1 {
+                b.1 = a;
+            }
+        }
+        // a single client: "no second" on both sides
+        for (t, b) in top.iter().zip(bottom.iter_mut()) {
+            if t.1 == f64::NEG_INFINITY {
+                b.1 = f64::INFINITY;
+            }
+        }
+        (top, bottom)
+    }
+}
