@@ -56,7 +56,7 @@ use crate::problems::spd::exact::p2p::{pair_q, Limits};
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use bits::{clear, has, ones, set, Bits, Counts};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
@@ -623,94 +623,14 @@ impl<'a> Search<'a> {
         stack.truncate(level);
         out
     }
-
-    /// After the branch "client at position `p` of `s` on `s`" is refuted,
-    /// the later branches of the same node need not let `s` reach that
-    /// client's access: a solution there whose host `s` has a top `T >=
-    /// a(c,s)` with `a(c,s) + T` within the limit would keep every pair
-    /// when `c` moves onto `s` (`s`'s envelope does not grow, `c`'s old
-    /// host's only shrinks), so it would be a solution of the refuted
-    /// branch. When every top `s`'s window still allows passes that
-    /// same-host test, the window is cut below `a(c,s)`. Sound only without
-    /// a lower limit (a move may shrink an envelope); every cut is a top
-    /// bound, which later moves of the same kind keep.
-    fn cap_refuted(&mut self, st: &mut State, s: usize, p: usize) {
-        let (a, b) = st.win[s];
-        if !self.cut || self.lim.lo > f64::NEG_INFINITY || b <= a {
-            return;
-        }
-        let x = self.val(s, p);
-        if !self
-            .lim
-            .hi_ok(pair_q(self.inst, s, x, s, self.val(s, b - 1)))
-        {
-            return;
-        }
-        st.win[s].1 = a + self.lists[s][a..b].partition_point(|&(_, v)| v < x);
-        self.cuts += 1;
-    }
-
-    /// The client to branch on: the orphan with fewest options, else the
-    /// unassigned client with fewest options.
-    fn pick(&mut self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
-        let pool = if orphans.iter().any(|&x| x != 0) {
-            orphans
-        } else {
-            &st.open[..]
-        };
-        let least = opt.least(pool);
-        let mut tie = |c: usize| self.rng.as_mut().map_or(c as u64, |r| r.random::<u64>());
-        ones(&least).map(|c| (tie(c), c)).min().map_or(0, |t| t.1)
-    }
-
-    /// Branch values for client `c`: hosts by least growth, then new servers
-    /// by how many unassigned clients their window holds.
-    fn values(&mut self, st: &State, c: usize, scratch: &mut [u64]) -> Vec<(usize, usize)> {
-        let mut hosts = Vec::new();
-        let mut fresh = Vec::new();
-        for s in 0..st.env.len() {
-            let Some(p) = self.pos(st, s, c) else {
-                continue;
-            };
-            match st.env[s] {
-                Some((lo, hi)) => {
-                    let x = self.val(s, p);
-                    let below = if self.lim.lo > f64::NEG_INFINITY {
-                        self.val(s, lo) - x
-                    } else {
-                        0.0
-                    };
-                    let grow = (x - self.val(s, hi)).max(below).max(0.0);
-                    hosts.push((grow, s, p));
-                }
-                None if st.hosts < self.k => {
-                    self.window_bits(s, st.win[s], scratch);
-                    let reach = scratch
-                        .iter()
-                        .zip(&st.open)
-                        .map(|(a, b)| (a & b).count_ones() as usize)
-                        .sum::<usize>();
-                    // restarts: reach counts up to 2x, a random reordering
-                    let noise = self.rng.as_mut().map_or(1.0, |r| r.random_range(0.5..1.0));
-                    fresh.push(((reach as f64 * noise) as usize, s, p));
-                }
-                None => {}
-            }
-        }
-        hosts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        fresh.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        hosts
-            .into_iter()
-            .map(|(_, s, p)| (s, p))
-            .chain(fresh.into_iter().map(|(_, s, p)| (s, p)))
-            .collect()
-    }
 }
 
 #[path = "p2p_search_bits.rs"]
 mod bits;
 #[path = "p2p_search_bounds.rs"]
 mod bounds;
+#[path = "p2p_search_branch.rs"]
+mod branch;
 #[path = "p2p_search_descent.rs"]
 pub(crate) mod descent;
 #[path = "p2p_search_probe.rs"]
