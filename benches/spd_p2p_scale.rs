@@ -1,7 +1,10 @@
 //! P2P SPD at 40–200 servers (issues 10 and 25), fixed seeds
 //! (`generate_paper_spd` seed 1 unless named): `exact`'s whole lexicographic
 //! optimum at 40 × 200, its proven host count at 60 × 300 and 80 × 400, and
-//! `host-search` (default node budget) at 80 × 400; at 200 × 1,000 the
+//! `host-search` (default node budget) at 80 × 400; its whole optimum at
+//! 120 × 600, f = 1.3 (the lexicographic stages by branch and bound,
+//! `p2p_search_descent.rs`: 4.6 s a run where the bisection took 17.6 s);
+//! at 200 × 1,000 the
 //! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
 //! `p2p_search_probe.rs`, about 5 s an iteration), on the run's threads
 //! and on one (the split decision, `p2p_search_split.rs`, against the
@@ -52,6 +55,7 @@ fn bench_p2p_scale(c: &mut Criterion) {
     }
     cases.push((80, 400, 1.2, 1, "exact", "exact-hosts", &hosts_only));
     cases.push((80, 400, 1.0, 1, "host-search", "host-search", &lex));
+    cases.push((120, 600, 1.3, 1, "exact", "exact-lexicographic", &lex));
     cases.push((200, 1000, 1.3, 3, "exact", "exact-hosts", &hosts_only));
     cases.push((200, 1000, 1.0, 1, "host-search", "host-search", &lex));
     for (n, m, f, seed, name, label, opts) in cases {
