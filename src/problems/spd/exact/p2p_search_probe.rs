@@ -230,10 +230,10 @@ pub(crate) fn decide_planned(
         busy,
         descent,
     } = plan;
-    let threads = install(dl, rayon::current_num_threads);
     if lim.lo > f64::NEG_INFINITY {
         return decide_lower(inst, lim, lists, k, busy, descent, dl);
     }
+    let threads = install(dl, rayon::current_num_threads);
     let mut search = Search::new(inst, lim, lists, dl.clone())?;
     search.set_descent(descent.clone());
     let mut budget = first_try;
