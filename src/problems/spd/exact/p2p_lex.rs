@@ -2,14 +2,14 @@
 //! at the proven host count `k*` (searches described in [`super`]).
 
 use crate::core::Status;
-use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits, P2pModel};
+use crate::problems::spd::exact::p2p::{allowed_pairs, min_pair, pair_q, Limits, P2pModel};
 use crate::problems::spd::exact::p2p_search::descent::{next_down, next_up, Descent, Side};
 use crate::problems::spd::exact::p2p_search::probe::{decide_planned, Plan, FIRST_TRY};
 use crate::problems::spd::exact::{
     heuristic_incumbent, score, Deadline, KeySearch, LexResult, Probe, Scored, CANDIDATE_LIMIT,
 };
 use crate::problems::spd::exact::{p2p_few, p2p_search};
-use crate::problems::spd::model::{SpdInstance, SpdSolution};
+use crate::problems::spd::model::SpdInstance;
 
 /// Allowed `(client, access)` per server, sorted by access.
 type Allowed = Vec<Vec<(usize, f64)>>;
@@ -67,33 +67,6 @@ fn keys(inst: &SpdInstance, allowed: &Allowed, dir: f64, range: (f64, f64)) -> V
     out.sort_unstable_by(f64::total_cmp);
     out.dedup();
     out
-}
-
-/// Smallest pair delay of a P2P solution, summed as the evaluator does
-/// (search positions only; reported metrics come from the evaluator).
-fn min_pair(inst: &SpdInstance, sol: &SpdSolution) -> f64 {
-    let n = inst.servers();
-    let mut two = vec![(f64::INFINITY, f64::INFINITY); n];
-    for (c, &s) in sol.assign.iter().enumerate() {
-        let a = inst.access(c, s);
-        let e = &mut two[s];
-        if a < e.0 {
-            *e = (a, e.0);
-        } else if a < e.1 {
-            e.1 = a;
-        }
-    }
-    let hosts: Vec<usize> = (0..n).filter(|&s| two[s].0.is_finite()).collect();
-    let mut lo = f64::INFINITY;
-    for (i, &s) in hosts.iter().enumerate() {
-        if two[s].1.is_finite() {
-            lo = lo.min(two[s].0 + two[s].1);
-        }
-        for &t in &hosts[i + 1..] {
-            lo = lo.min(pair_q(inst, s, two[s].0, t, two[t].0));
-        }
-    }
-    lo
 }
 
 /// The paper's heuristics run at the tested bound (delay stage only): a

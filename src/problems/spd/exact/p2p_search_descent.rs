@@ -34,7 +34,7 @@
 
 use super::bits::{ones, set};
 use super::{Search, State};
-use crate::problems::spd::exact::p2p::pair_q;
+use crate::problems::spd::exact::p2p::{min_pair, pair_q};
 use crate::problems::spd::exact::{Probe, Scored};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -153,12 +153,13 @@ impl Search<'_> {
         let Some(d) = self.descent.clone() else {
             return;
         };
-        let (hi, lo) = self.extreme_pairs(&st);
-        let q = match d.side() {
-            Side::Upper => hi,
-            Side::Lower => lo,
-        };
+        // the threshold moves past the evaluator's delay, or the smallest
+        // pair summed as it sums them
         if let Probe::Feasible(sc) = self.found(st) {
+            let q = match d.side() {
+                Side::Upper => sc.metrics.delay,
+                Side::Lower => min_pair(self.inst, &sc.sol),
+            };
             d.offer(sc, q);
         }
         self.follow_descent();
@@ -209,24 +210,6 @@ impl Search<'_> {
         }
         st.lim = (self.lim.hi, self.lim.lo);
         true
-    }
-
-    /// The largest and the smallest pair delay of a complete state.
-    fn extreme_pairs(&self, st: &State) -> (f64, f64) {
-        let (top, bottom) = self.two_extremes(st);
-        let hosts: Vec<usize> = (0..st.env.len()).filter(|&s| st.env[s].is_some()).collect();
-        let (mut hi, mut lo) = (f64::NEG_INFINITY, f64::INFINITY);
-        for (i, &s) in hosts.iter().enumerate() {
-            if top[s].1 > f64::NEG_INFINITY {
-                hi = hi.max(pair_q(self.inst, s, top[s].0, s, top[s].1));
-                lo = lo.min(pair_q(self.inst, s, bottom[s].0, s, bottom[s].1));
-            }
-            for &u in &hosts[i + 1..] {
-                hi = hi.max(pair_q(self.inst, s, top[s].0, u, top[u].0));
-                lo = lo.min(pair_q(self.inst, s, bottom[s].0, u, bottom[u].0));
-            }
-        }
-        (hi, lo)
     }
 
     /// Per server, its two largest accesses `(first, second)` and its two
