@@ -82,14 +82,31 @@ impl Search<'_> {
             if orphans.iter().zip(scratch.iter()).any(|(o, w)| o & !w != 0) {
                 return false;
             }
-            let mut acc: Vec<f64> = ones(orphans).map(|c| self.inst.access(c, s)).collect();
-            if acc.len() < 2 {
+            // the two largest and the two smallest accesses, one pass
+            let (mut top, mut bot) = (
+                (f64::NEG_INFINITY, f64::NEG_INFINITY),
+                (f64::INFINITY, f64::INFINITY),
+            );
+            let mut n = 0;
+            for c in ones(orphans) {
+                let a = self.inst.access(c, s);
+                n += 1;
+                if a > top.0 {
+                    top = (a, top.0);
+                } else if a > top.1 {
+                    top.1 = a;
+                }
+                if a < bot.0 {
+                    bot = (a, bot.0);
+                } else if a < bot.1 {
+                    bot.1 = a;
+                }
+            }
+            if n < 2 {
                 return true;
             }
-            acc.sort_unstable_by(f64::total_cmp);
-            let n = acc.len();
-            let q_hi = pair_q(self.inst, s, acc[n - 1], s, acc[n - 2]);
-            let q_lo = pair_q(self.inst, s, acc[0], s, acc[1]);
+            let q_hi = pair_q(self.inst, s, top.0, s, top.1);
+            let q_lo = pair_q(self.inst, s, bot.0, s, bot.1);
             self.lim.hi_ok(q_hi) && self.lim.lo_ok(q_lo)
         })
     }
@@ -98,48 +115,78 @@ impl Search<'_> {
     /// new servers `s1, s2`: is there a pair whose windows cover them all,
     /// where the orphans only `s1` can take (and only `s2`) fit together,
     /// on each server and across the pair? (Upper limit only: a necessary
-    /// condition.) `O(n²·m/64)` for `n` candidate servers; the candidates'
-    /// orphan sets share one buffer (this runs at most nodes, so it
-    /// allocates twice, not once per candidate).
-    pub(super) fn two_servers_take(&self, st: &State, orphans: &[u64]) -> bool {
-        if orphans.iter().all(|&x| x == 0) {
-            return true;
-        }
+    /// condition.) Every covering pair holds the orphan with fewest options
+    /// on one side (`s1`) and the first orphan `s1` misses on the other, so
+    /// only those pairs are tried: `O(n + n1·n2·m/64)` for `n` servers,
+    /// `n1` and `n2` of them holding those two orphans (at most
+    /// `O(n²·m/64)`); each server's orphan set is computed once.
+    pub(super) fn two_servers_take(&self, st: &State, orphans: &[u64], opt: &Counts) -> bool {
         let w = self.w;
-        let mut ids: Vec<usize> = Vec::new();
+        let Some(o1) = ones(&opt.least(orphans)).next() else {
+            return true;
+        };
+        // non-host servers whose window holds orphan `o`
+        let holds = |o: usize| -> Vec<usize> {
+            (0..st.env.len())
+                .filter(|&s| st.env[s].is_none() && self.pos(st, s, o).is_some())
+                .collect()
+        };
+        // (most `s1` miss the same `o2`: its servers are listed once)
+        let mut seconds: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut slot = vec![usize::MAX; st.env.len()];
         let mut parts: Vec<u64> = Vec::new();
-        let mut win = vec![0u64; w];
-        for s in 0..st.env.len() {
-            if st.env[s].is_some() {
-                continue;
+        let mut rest = vec![0u64; w];
+        for s1 in holds(o1) {
+            let i = self.orphan_part(st, s1, orphans, &mut slot, &mut parts);
+            for ((r, o), a) in rest.iter_mut().zip(orphans).zip(&parts[i * w..(i + 1) * w]) {
+                *r = o & !a;
             }
-            self.window_bits(s, st.win[s], &mut win);
-            let start = parts.len();
-            parts.extend(win.iter().zip(orphans).map(|(a, b)| a & b));
-            let part = &parts[start..];
-            if part == orphans {
+            let Some(o2) = ones(&rest).next() else {
                 return true;
-            }
-            if part.iter().all(|&x| x == 0) {
-                parts.truncate(start);
-            } else {
-                ids.push(s);
-            }
-        }
-        for (i, &s1) in ids.iter().enumerate() {
-            let w1 = &parts[i * w..(i + 1) * w];
-            for (j, &s2) in ids.iter().enumerate().skip(i + 1) {
-                let w2 = &parts[j * w..(j + 1) * w];
-                let covered = orphans
-                    .iter()
-                    .zip(w1.iter().zip(w2))
-                    .all(|(o, (a, b))| o & !(a | b) == 0);
-                if covered && self.split_fits(orphans, (s1, w1), (s2, w2)) {
+            };
+            let at = match seconds.iter().position(|(o, _)| *o == o2) {
+                Some(at) => at,
+                None => {
+                    seconds.push((o2, holds(o2)));
+                    seconds.len() - 1
+                }
+            };
+            // (`o2` lies outside `s1`'s window, so `s2 != s1`)
+            for &s2 in &seconds[at].1 {
+                let j = self.orphan_part(st, s2, orphans, &mut slot, &mut parts);
+                let (w1, w2) = (&parts[i * w..(i + 1) * w], &parts[j * w..(j + 1) * w]);
+                if rest.iter().zip(w2).any(|(r, b)| r & !b != 0) {
+                    continue;
+                }
+                if self.split_fits(orphans, (s1, w1), (s2, w2)) {
                     return true;
                 }
             }
         }
         false
+    }
+
+    /// Index in `parts` (of `w` words each) of the orphans server `s`'s
+    /// window holds, computed on first use (`slot[s]`).
+    fn orphan_part(
+        &self,
+        st: &State,
+        s: usize,
+        orphans: &[u64],
+        slot: &mut [usize],
+        parts: &mut Vec<u64>,
+    ) -> usize {
+        if slot[s] == usize::MAX {
+            let w = self.w;
+            slot[s] = parts.len() / w;
+            parts.resize(parts.len() + w, 0);
+            let part = &mut parts[slot[s] * w..];
+            self.window_bits(s, st.win[s], part);
+            for (x, o) in part.iter_mut().zip(orphans) {
+                *x &= o;
+            }
+        }
+        slot[s]
     }
 
     /// The orphans only `s1` takes and those only `s2` takes: do their

@@ -86,8 +86,9 @@ impl Search<'_> {
                 None => {}
             }
         }
-        hosts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        fresh.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        // (the server breaks every tie: unstable sorts give the one order)
+        hosts.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        fresh.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         hosts
             .into_iter()
             .map(|(_, s, p)| (s, p))
