@@ -27,6 +27,10 @@
 //! 3. *Orphan bounds*: clients no host can take need new hosts; a greedy set
 //!    of orphans no new server can take two of (window and same-host pair)
 //!    needs that many new hosts: prune when the open hosts plus it exceed `k`.
+//!    When it leaves room for no other new host (and room for three or
+//!    more), each picked orphan gets a new server of its own: a small
+//!    bounded search checks that some such choice fits pairwise and covers
+//!    every orphan (`packing`).
 //!    With room for one more host, one new server must take every orphan;
 //!    with room for two, two new servers must cover them, the orphans only
 //!    one of them can take fitting together on it and across the pair.
@@ -113,6 +117,10 @@ pub(crate) struct Search<'a> {
     cuts: u64,
     /// Whether refuted branches cut their siblings' windows.
     cut: bool,
+    /// Whether a tight packing's new hosts are checked ([`packing`]).
+    packing: bool,
+    /// Nodes that check refuted.
+    packing_refuted: u64,
     /// Branch indices from the decision's root to the current node.
     path: Vec<u32>,
     /// The split search this worker belongs to, with its piece's state.
@@ -235,6 +243,8 @@ impl<'a> Search<'a> {
             refuted: false,
             cuts: 0,
             cut: true,
+            packing: true,
+            packing_refuted: 0,
             path: Vec::new(),
             piece: None,
             donate_every: split::DONATE_EVERY,
@@ -262,6 +272,13 @@ impl<'a> Search<'a> {
     /// [`Search::cap_refuted`]).
     pub(crate) fn set_cuts(&mut self, on: bool) {
         self.cut = on;
+    }
+
+    /// Whether a tight orphan packing's new hosts are checked (on by
+    /// default; [`packing`]).
+    #[cfg(test)]
+    pub(crate) fn set_packing(&mut self, on: bool) {
+        self.packing = on;
     }
 
     /// True once the search's deadline has passed.
@@ -587,7 +604,17 @@ impl<'a> Search<'a> {
             return Ok(Some(st));
         }
         let orphans = self.orphans(&st, &mut scratch);
-        if st.hosts + self.orphan_bound(&st, &orphans, &opt) > self.k {
+        let picked = self.packing(&st, &orphans, &opt);
+        if st.hosts + picked.len() > self.k {
+            return Ok(None);
+        }
+        // (with room for one or two, the checks below are as strong)
+        if self.packing
+            && st.hosts + picked.len() == self.k
+            && self.k >= st.hosts + 3
+            && !self.packing_fits(&st, &orphans, &picked)
+        {
+            self.packing_refuted += 1;
             return Ok(None);
         }
         if st.hosts + 1 == self.k && !self.one_server_takes(&st, &orphans, &mut scratch) {
@@ -651,6 +678,8 @@ mod bounds;
 mod branch;
 #[path = "p2p_search_descent.rs"]
 pub(crate) mod descent;
+#[path = "p2p_search_packing.rs"]
+mod packing;
 #[path = "p2p_search_probe.rs"]
 pub(crate) mod probe;
 #[path = "p2p_search_split.rs"]

@@ -1,7 +1,7 @@
 //! The search's pruning bounds on the new hosts orphans need ([`super`],
 //! step 3).
 
-use super::bits::{clear, has, ones, Bits, Counts};
+use super::bits::{ones, Bits, Counts};
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q;
 
@@ -18,48 +18,6 @@ impl Search<'_> {
             }
         }
         o
-    }
-
-    /// Lower bound on the new hosts the orphans need: a greedy set of
-    /// orphans no non-host server can take two of.
-    pub(super) fn orphan_bound(&self, st: &State, orphans: &[u64], opt: &Counts) -> usize {
-        let mut keyed: Vec<(u32, usize)> = ones(orphans).map(|c| (opt.get(c), c)).collect();
-        keyed.sort_unstable();
-        let mut left = orphans.to_vec();
-        let mut picked = 0;
-        let room = self.k.saturating_sub(st.hosts);
-        let mut share = vec![0u64; self.w];
-        let mut scratch = vec![0u64; self.w];
-        for &(_, o) in &keyed {
-            if !has(&left, o) {
-                continue;
-            }
-            picked += 1;
-            if picked > room {
-                break;
-            }
-            clear(&mut left, o);
-            share.iter_mut().for_each(|x| *x = 0);
-            for s in 0..st.env.len() {
-                if st.env[s].is_some() {
-                    continue;
-                }
-                let (a, b) = st.win[s];
-                let Some(p) = self.pos(st, s, o) else {
-                    continue;
-                };
-                let x = self.val(s, p);
-                let pair = self.narrow(s, (a, b), s, x, x);
-                self.window_bits(s, pair, &mut scratch);
-                for (y, z) in share.iter_mut().zip(&scratch) {
-                    *y |= z;
-                }
-            }
-            for (y, z) in left.iter_mut().zip(&share) {
-                *y &= !z;
-            }
-        }
-        picked
     }
 
     /// With room for one more host, every orphan must go to the same new

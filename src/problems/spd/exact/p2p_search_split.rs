@@ -268,12 +268,13 @@ impl Search<'_> {
             start: Start::Root(self.root_state()),
         };
         let pool = Pool::new(root);
-        let base = (self.nodes, self.cuts);
+        let base = (self.nodes, self.cuts, self.packing_refuted);
         let mut workers: Vec<Search> = (0..threads.max(1)).map(|_| self.clone()).collect();
         let started = run_workers(&mut workers, &pool, threads, busy);
         for w in &workers {
             self.nodes += w.nodes - base.0;
             self.cuts += w.cuts - base.1;
+            self.packing_refuted += w.packing_refuted - base.2;
         }
         let sh = pool.lock();
         self.pieces += sh.donated;

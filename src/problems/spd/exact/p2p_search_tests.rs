@@ -48,12 +48,22 @@ fn upper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits, usize) {
 /// 1.0–1.3 by `seed`, with limits by `seed % 4`: μ, a tighter upper one,
 /// a lower one (then cuts are off), μ.
 pub(super) fn paper_case(rng: &mut ChaCha8Rng, seed: u64) -> (SpdInstance, Limits) {
+    paper_case_sized(rng, seed, (12, 20), (30, 80))
+}
+
+/// [`paper_case`] with servers and clients drawn from the given ranges.
+fn paper_case_sized(
+    rng: &mut ChaCha8Rng,
+    seed: u64,
+    servers: (usize, usize),
+    clients: (usize, usize),
+) -> (SpdInstance, Limits) {
     use crate::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
     use crate::problems::spd::model::CommModel;
     use rand::Rng;
     let p = PaperSpdParams {
-        servers: rng.random_range(12..=20),
-        clients: rng.random_range(30..=80),
+        servers: rng.random_range(servers.0..=servers.1),
+        clients: rng.random_range(clients.0..=clients.1),
         model: CommModel::P2p,
         bound_factor: [1.0, 1.1, 1.2, 1.3][seed as usize % 4],
         ..PaperSpdParams::default()
@@ -241,4 +251,66 @@ fn dropping_above_a_refuted_pair_is_sound() {
         }
     }
     assert!(checked > 500, "only {checked} drops checked");
+}
+
+/// A tight packing's check refutes only nodes without a solution
+/// ([`Search::packing_fits`]): with and without it, every decision on the
+/// paper's random P2P instances (as above) ends the same way; the check
+/// only prunes, so the search with it visits a subset of the nodes in the
+/// same order and finds the same solution; and it does refute nodes.
+#[test]
+fn packing_check_changes_no_answer() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    let dl = Deadline::none();
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let (mut refuted, mut both) = (0, [0; 2]);
+    for seed in 0..400 {
+        let (inst, lim) = paper_case_sized(&mut rng, seed, (20, 30), (60, 120));
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        for k in 3..=12 {
+            let run = |on: bool| {
+                let mut s = Search::new(&inst, lim, lists.clone(), dl.clone()).expect("small");
+                s.set_packing(on);
+                let ans = s.decide(k, 300_000);
+                (ans, s.nodes(), s.packing_refuted)
+            };
+            let ((with, n_with, r), (without, n_without, _)) = (run(true), run(false));
+            refuted += r;
+            match (&with, &without) {
+                (Probe::Feasible(a), Probe::Feasible(b)) => {
+                    assert_eq!(a.sol.assign, b.sol.assign, "seed {seed}, k {k}");
+                    assert!(n_with <= n_without, "seed {seed}, k {k}");
+                    both[0] += 1;
+                }
+                (Probe::Infeasible, Probe::Infeasible) => {
+                    assert!(n_with <= n_without, "seed {seed}, k {k}");
+                    both[1] += 1;
+                }
+                (Probe::Infeasible | Probe::Feasible(_), Probe::Unknown(_)) => {}
+                (a, b) => panic!(
+                    "seed {seed}, k {k}: {} with the check, {} without",
+                    name(a),
+                    name(b)
+                ),
+            }
+        }
+    }
+    assert!(
+        refuted > 300,
+        "only {refuted} nodes refuted: the test does not exercise the check"
+    );
+    assert!(
+        both[0] > 50 && both[1] > 50,
+        "feasible / infeasible decisions: {both:?}"
+    );
+}
+
+fn name(p: &Probe) -> &'static str {
+    match p {
+        Probe::Feasible(_) => "feasible",
+        Probe::Infeasible => "infeasible",
+        Probe::Unknown(_) => "unknown",
+    }
 }
