@@ -56,10 +56,10 @@
 //! node costs `O(n·m/64 + n·log m + Σ_s |window_s|)` for `n` servers and
 //! `m` clients; the prefix bitsets take `O(Σ_s |allowed_s| · m/64)` words.
 
-use crate::problems::spd::exact::p2p::{pair_q, Limits};
+use crate::problems::spd::exact::p2p::Limits;
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use bits::{clear, has, ones, set, Bits, Counts};
+use bits::{has, set, Bits};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -361,183 +361,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Access of the client at position `i` of server `s`.
-    fn val(&self, s: usize, i: usize) -> f64 {
-        self.lists[s][i].1
-    }
-
-    /// Window of server `s` as a bitset.
-    fn window_bits(&self, s: usize, (a, b): (usize, usize), out: &mut [u64]) {
-        let w = self.w;
-        let p = &self.prefix[s];
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = p[b * w + j] & !p[a * w + j];
-        }
-    }
-
-    /// The part of window `(a, b)` of server `s` whose pair with the
-    /// extremes `(lo, hi)` of host `t` fits (for `s == t`: same-host pairs).
-    /// The window's ends are tested first: most updates change nothing.
-    fn narrow(
-        &self,
-        s: usize,
-        (a, b): (usize, usize),
-        t: usize,
-        lo: f64,
-        hi: f64,
-    ) -> (usize, usize) {
-        let list = &self.lists[s];
-        let lim = &self.lim;
-        let hi_ok = |x: f64| lim.hi_ok(pair_q(self.inst, s, x, t, hi));
-        let b = if b > a && !hi_ok(list[b - 1].1) {
-            a + list[a..b].partition_point(|&(_, x)| hi_ok(x))
-        } else {
-            b
-        };
-        let a = if lim.lo > f64::NEG_INFINITY && b > a {
-            let lo_ok = |x: f64| lim.lo_ok(pair_q(self.inst, s, x, t, lo));
-            if lo_ok(list[a].1) {
-                a
-            } else {
-                a + list[a..b].partition_point(|&(_, x)| !lo_ok(x))
-            }
-        } else {
-            a
-        };
-        (a, b.max(a))
-    }
-
-    /// Puts client `c` (position `i` of server `s`) on `s`, then narrows
-    /// every window and adds the clients it frees.
-    fn put(&self, st: &mut State, s: usize, i: usize) {
-        let c = self.lists[s][i].0;
-        let (lo, hi) = match st.env[s] {
-            None => {
-                st.hosts += 1;
-                (i, i)
-            }
-            Some((lo, hi)) => (
-                if self.val(s, i) < self.val(s, lo) {
-                    i
-                } else {
-                    lo
-                },
-                if self.val(s, i) > self.val(s, hi) {
-                    i
-                } else {
-                    hi
-                },
-            ),
-        };
-        st.assign[c] = s;
-        clear(&mut st.open, c);
-        // (a descent's re-narrowing may have placed a branch's client by
-        // the free rule: now it is placed by the branch)
-        clear(&mut st.free, c);
-        if st.env[s] == Some((lo, hi)) {
-            return;
-        }
-        st.env[s] = Some((lo, hi));
-        let (vlo, vhi) = (self.val(s, lo), self.val(s, hi));
-        for u in 0..st.win.len() {
-            // with k hosts open no other server is an option any more
-            if self.eligible(st, u) {
-                st.win[u] = self.narrow(u, st.win[u], s, vlo, vhi);
-            }
-        }
-        self.free_on(st, s);
-    }
-
-    /// Assigns to host `s` the unassigned clients inside its envelope (by
-    /// value) and its window: they change no envelope, so they never hurt.
-    /// The envelope's run of the list starts and ends beside its extremes'
-    /// positions (equal accesses included), and its clients are one
-    /// prefix-bitset difference: `O(m/64 + ties + freed)`.
-    fn free_on(&self, st: &mut State, s: usize) {
-        let Some((lo, hi)) = st.env[s] else {
-            return;
-        };
-        let list = &self.lists[s];
-        let (vlo, vhi) = (list[lo].1, list[hi].1);
-        // without a lower limit the least access constrains nothing: every
-        // client up to the largest is free
-        let mut e0 = 0;
-        if self.lim.lo > f64::NEG_INFINITY {
-            e0 = lo;
-            while e0 > 0 && list[e0 - 1].1 >= vlo {
-                e0 -= 1;
-            }
-        }
-        let mut e1 = hi + 1;
-        while e1 < list.len() && list[e1].1 <= vhi {
-            e1 += 1;
-        }
-        let (a, b) = st.win[s];
-        let (from, to) = (e0.max(a), e1.min(b));
-        if from >= to {
-            return;
-        }
-        let (w, p) = (self.w, &self.prefix[s]);
-        for j in 0..w {
-            let freed = p[to * w + j] & !p[from * w + j] & st.open[j];
-            if freed == 0 {
-                continue;
-            }
-            st.open[j] &= !freed;
-            st.free[j] |= freed;
-            let mut x = freed;
-            while x != 0 {
-                st.assign[j * 64 + x.trailing_zeros() as usize] = s;
-                x &= x - 1;
-            }
-        }
-    }
-
-    /// Is server `s` an option now (a host, or a new host while fewer
-    /// than `k` are open)?
-    fn eligible(&self, st: &State, s: usize) -> bool {
-        st.env[s].is_some() || st.hosts < self.k
-    }
-
-    /// Option counts of the unassigned clients, bit-sliced.
-    fn options(&self, st: &State, scratch: &mut [u64]) -> Counts {
-        let mut n = Counts::new(self.w);
-        for s in 0..st.win.len() {
-            if !self.eligible(st, s) || st.win[s].0 == st.win[s].1 {
-                continue;
-            }
-            self.window_bits(s, st.win[s], scratch);
-            for (o, x) in scratch.iter_mut().zip(&st.open) {
-                *o &= x;
-            }
-            n.add(scratch);
-        }
-        n
-    }
-
-    /// Forced moves: each unassigned client with a single option, with it.
-    fn forced(&self, st: &State, single: &[u64], scratch: &mut [u64]) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for s in 0..st.win.len() {
-            if !self.eligible(st, s) || st.win[s].0 == st.win[s].1 {
-                continue;
-            }
-            self.window_bits(s, st.win[s], scratch);
-            for (o, x) in scratch.iter_mut().zip(single) {
-                *o &= x;
-            }
-            out.extend(ones(scratch).map(|c| (c, s)));
-        }
-        out
-    }
-
-    /// Position of client `c` in `s`'s list (it is in the window).
-    fn pos(&self, st: &State, s: usize, c: usize) -> Option<usize> {
-        let (a, b) = st.win[s];
-        let p = self.at[s][c] as usize;
-        (a <= p && p < b).then_some(p)
-    }
-
     fn tick(&mut self) -> Result<(), Stop> {
         self.nodes += 1;
         if self.nodes > self.budget {
@@ -684,6 +507,8 @@ mod packing;
 pub(crate) mod probe;
 #[path = "p2p_search_split.rs"]
 mod split;
+#[path = "p2p_search_windows.rs"]
+mod windows;
 
 #[cfg(test)]
 #[path = "p2p_search_tests.rs"]
