@@ -3,7 +3,8 @@
 //! optimum at 40 × 200, its proven host count at 60 × 300 and 80 × 400, and
 //! `host-search` (default node budget) at 80 × 400; its whole optimum at
 //! 120 × 600, f = 1.3 (the lexicographic stages by branch and bound,
-//! `p2p_search_descent.rs`: 4.6 s a run where the bisection took 17.6 s);
+//! `p2p_search_descent.rs`: 4.6 s a run where the bisection took 17.6 s;
+//! 4.1 s with the tight packing check, `p2p_search_packing.rs`);
 //! at 200 × 1,000 the
 //! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
 //! `p2p_search_probe.rs`, about 5 s an iteration), on the run's threads
