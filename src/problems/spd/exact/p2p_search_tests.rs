@@ -87,47 +87,14 @@ fn paper_case_sized(
 /// force is out of reach at this size; the tiny cases above cover it.)
 #[test]
 fn cut_windows_change_no_answer() {
-    use crate::problems::spd::exact::p2p::allowed_pairs;
-    let dl = Deadline::none();
-    let mut rng = ChaCha8Rng::seed_from_u64(31);
-    let (mut cuts, mut both) = (0, [0; 2]);
-    for seed in 0..400 {
-        let (inst, lim) = paper_case(&mut rng, seed);
-        let Ok(lists) = allowed_pairs(&inst, &lim) else {
-            continue;
-        };
-        for k in 1..=8 {
-            let run = |cut: bool| {
-                let mut s = Search::new(&inst, lim, lists.clone(), dl.clone()).expect("small");
-                s.set_cuts(cut);
-                let ans = s.decide(k, 300_000);
-                (ans, s.cuts)
-            };
-            let ((with, n_cuts), (without, _)) = (run(true), run(false));
-            cuts += n_cuts;
-            let name = |p: &Probe| match p {
-                Probe::Feasible(_) => "feasible",
-                Probe::Infeasible => "infeasible",
-                Probe::Unknown(_) => "unknown",
-            };
-            match (&with, &without) {
-                (Probe::Feasible(a), Probe::Feasible(_)) => {
-                    assert!(
-                        a.metrics.hosts <= k && lim.fits(a.metrics.delay),
-                        "seed {seed}"
-                    );
-                    both[0] += 1;
-                }
-                (Probe::Infeasible, Probe::Infeasible) => both[1] += 1,
-                (_, Probe::Unknown(_)) | (Probe::Unknown(_), _) => {}
-                (a, b) => panic!(
-                    "seed {seed}, k {k}: {} with cuts, {} without",
-                    name(a),
-                    name(b)
-                ),
-            }
-        }
-    }
+    let (cuts, both) = on_off(
+        31,
+        ((12, 20), (30, 80)),
+        1..=8,
+        |s, on| s.set_cuts(on),
+        |s| s.cuts,
+        false,
+    );
     assert!(
         cuts > 1000,
         "only {cuts} cuts: the test does not exercise them"
@@ -260,43 +227,14 @@ fn dropping_above_a_refuted_pair_is_sound() {
 /// same order and finds the same solution; and it does refute nodes.
 #[test]
 fn packing_check_changes_no_answer() {
-    use crate::problems::spd::exact::p2p::allowed_pairs;
-    let dl = Deadline::none();
-    let mut rng = ChaCha8Rng::seed_from_u64(41);
-    let (mut refuted, mut both) = (0, [0; 2]);
-    for seed in 0..400 {
-        let (inst, lim) = paper_case_sized(&mut rng, seed, (20, 30), (60, 120));
-        let Ok(lists) = allowed_pairs(&inst, &lim) else {
-            continue;
-        };
-        for k in 3..=12 {
-            let run = |on: bool| {
-                let mut s = Search::new(&inst, lim, lists.clone(), dl.clone()).expect("small");
-                s.set_packing(on);
-                let ans = s.decide(k, 300_000);
-                (ans, s.nodes(), s.packing_refuted)
-            };
-            let ((with, n_with, r), (without, n_without, _)) = (run(true), run(false));
-            refuted += r;
-            match (&with, &without) {
-                (Probe::Feasible(a), Probe::Feasible(b)) => {
-                    assert_eq!(a.sol.assign, b.sol.assign, "seed {seed}, k {k}");
-                    assert!(n_with <= n_without, "seed {seed}, k {k}");
-                    both[0] += 1;
-                }
-                (Probe::Infeasible, Probe::Infeasible) => {
-                    assert!(n_with <= n_without, "seed {seed}, k {k}");
-                    both[1] += 1;
-                }
-                (Probe::Infeasible | Probe::Feasible(_), Probe::Unknown(_)) => {}
-                (a, b) => panic!(
-                    "seed {seed}, k {k}: {} with the check, {} without",
-                    name(a),
-                    name(b)
-                ),
-            }
-        }
-    }
+    let (refuted, both) = on_off(
+        41,
+        ((20, 30), (60, 120)),
+        3..=12,
+        |s, on| s.set_packing(on),
+        |s| s.packing_refuted,
+        true,
+    );
     assert!(
         refuted > 300,
         "only {refuted} nodes refuted: the test does not exercise the check"
@@ -305,6 +243,62 @@ fn packing_check_changes_no_answer() {
         both[0] > 50 && both[1] > 50,
         "feasible / infeasible decisions: {both:?}"
     );
+}
+
+/// Every decision (`ks`) on 400 paper instances of the given server and
+/// client ranges (`paper_case_sized`, rng seeded `seed0`), with a switch
+/// of the search on and off: the answers agree (an unknown one aside, and
+/// with `same` only when the search without the switch ran out), and with
+/// `same` the solutions are the same and the switch never adds nodes.
+/// Returns `counter` summed over the runs with the switch on, and the
+/// numbers of feasible and infeasible decisions both made.
+fn on_off(
+    seed0: u64,
+    (servers, clients): ((usize, usize), (usize, usize)),
+    ks: std::ops::RangeInclusive<usize>,
+    switch: fn(&mut Search, bool),
+    counter: fn(&Search) -> u64,
+    same: bool,
+) -> (u64, [u32; 2]) {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    let dl = Deadline::none();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed0);
+    let (mut total, mut both) = (0, [0; 2]);
+    for seed in 0..400 {
+        let (inst, lim) = paper_case_sized(&mut rng, seed, servers, clients);
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        for k in ks.clone() {
+            let run = |on: bool| {
+                let mut s = Search::new(&inst, lim, lists.clone(), dl.clone()).expect("small");
+                switch(&mut s, on);
+                let ans = s.decide(k, 300_000);
+                (ans, s.nodes(), counter(&s))
+            };
+            let ((with, n_with, c), (without, n_without, _)) = (run(true), run(false));
+            total += c;
+            let at = format!("seed {seed}, k {k}");
+            match (&with, &without) {
+                (Probe::Feasible(a), Probe::Feasible(b)) => {
+                    assert!(a.metrics.hosts <= k && lim.fits(a.metrics.delay), "{at}");
+                    if same {
+                        assert_eq!(a.sol.assign, b.sol.assign, "{at}");
+                        assert!(n_with <= n_without, "{at}");
+                    }
+                    both[0] += 1;
+                }
+                (Probe::Infeasible, Probe::Infeasible) => {
+                    assert!(!same || n_with <= n_without, "{at}");
+                    both[1] += 1;
+                }
+                (_, Probe::Unknown(_)) => {}
+                (Probe::Unknown(_), _) if !same => {}
+                (a, b) => panic!("{at}: {} with the switch, {} without", name(a), name(b)),
+            }
+        }
+    }
+    (total, both)
 }
 
 fn name(p: &Probe) -> &'static str {
