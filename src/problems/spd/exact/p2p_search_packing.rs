@@ -13,6 +13,13 @@
 //! narrowed by the picked orphans on the others, as the search narrows
 //! windows). A necessary condition, decided by a small backtracking search
 //! of at most [`PACKING_NODES`] nodes (past it the check prunes nothing).
+//! The search runs it only with room for three or more new hosts (with
+//! one or two, its own checks were as strong: the same node counts).
+//!
+//! Complexity: the packing `O(r·n·(log m + m/64))` for `r` picks, `n`
+//! servers and `m` clients (as the bound alone cost before); a check adds
+//! the same again for its candidates and `O(PACKING_NODES·r·(log m +
+//! m/64))` for its backtracking.
 
 use super::bits::{clear, has, ones, set, Counts};
 use super::{Search, State};
