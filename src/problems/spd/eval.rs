@@ -235,18 +235,20 @@ fn cs_metrics(inst: &SpdInstance, sol: &SpdSolution, r: usize) -> SpdMetrics {
     }
 }
 
-/// Two largest and two smallest access latencies among a host's clients.
+/// Two largest and two smallest access latencies among a host's clients
+/// (also the exact P2P search's, so that it tests pairs as this evaluator
+/// sums them).
 #[derive(Clone, Copy)]
-struct Extremes {
-    count: usize,
-    max1: f64,
-    max2: f64,
-    min1: f64,
-    min2: f64,
+pub(crate) struct Extremes {
+    pub(crate) count: usize,
+    pub(crate) max1: f64,
+    pub(crate) max2: f64,
+    pub(crate) min1: f64,
+    pub(crate) min2: f64,
 }
 
 impl Extremes {
-    const EMPTY: Extremes = Extremes {
+    pub(crate) const EMPTY: Extremes = Extremes {
         count: 0,
         max1: f64::NEG_INFINITY,
         max2: f64::NEG_INFINITY,
@@ -254,7 +256,7 @@ impl Extremes {
         min2: f64::INFINITY,
     };
 
-    fn push(&mut self, a: f64) {
+    pub(crate) fn push(&mut self, a: f64) {
         self.count += 1;
         if a > self.max1 {
             self.max2 = self.max1;
@@ -271,7 +273,10 @@ impl Extremes {
     }
 }
 
-fn p2p_metrics(inst: &SpdInstance, sol: &SpdSolution) -> SpdMetrics {
+/// The smallest and the largest P2P pair delay of `sol` (`(+∞, -∞)` for
+/// a single client: no pair), `O(m + k²)` for `m` clients and `k` hosts.
+/// The assignment must name valid servers (the structural checks first).
+pub(crate) fn p2p_pair_range(inst: &SpdInstance, sol: &SpdSolution) -> (f64, f64) {
     let mut ext = vec![Extremes::EMPTY; inst.servers()];
     for (c, &s) in sol.assign.iter().enumerate() {
         ext[s].push(inst.access(c, s));
@@ -290,10 +295,16 @@ fn p2p_metrics(inst: &SpdInstance, sol: &SpdSolution) -> SpdMetrics {
             lo = lo.min(e.min1 + d + ext[t].min1);
         }
     }
+    (lo, hi)
+}
+
+fn p2p_metrics(inst: &SpdInstance, sol: &SpdSolution) -> SpdMetrics {
+    let (mut lo, mut hi) = p2p_pair_range(inst, sol);
     if hi == f64::NEG_INFINITY {
         // a single client: no pair
         (lo, hi) = (0.0, 0.0);
     }
+    let host_list = sorted_unique(sol.assign.clone());
     let mut is_host = vec![false; inst.servers()];
     host_list.iter().for_each(|&h| is_host[h] = true);
     let mut pairs = Vec::new();

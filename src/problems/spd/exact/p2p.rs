@@ -6,6 +6,7 @@ use crate::core::{within_bound, Status};
 use crate::lp::highs::MipSettings;
 use crate::lp::highs::{minimise, Col, MipBuilder};
 use crate::lp::model_out::Stage;
+use crate::problems::spd::eval::p2p_pair_range;
 use crate::problems::spd::exact::{p2p_support, Deadline};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
 use good_lp::{constraint, variable, Constraint, Expression};
@@ -66,31 +67,10 @@ pub(crate) fn pair_q(inst: &SpdInstance, s: usize, x: f64, t: usize, y: f64) -> 
     }
 }
 
-/// Smallest pair delay of a P2P solution, summed as the evaluator does
-/// (search positions only; reported metrics come from the evaluator).
+/// Smallest pair delay of a P2P solution, the evaluator's own
+/// ([`p2p_pair_range`]; `+∞` for a single client).
 pub(crate) fn min_pair(inst: &SpdInstance, sol: &SpdSolution) -> f64 {
-    let n = inst.servers();
-    let mut two = vec![(f64::INFINITY, f64::INFINITY); n];
-    for (c, &s) in sol.assign.iter().enumerate() {
-        let a = inst.access(c, s);
-        let e = &mut two[s];
-        if a < e.0 {
-            *e = (a, e.0);
-        } else if a < e.1 {
-            e.1 = a;
-        }
-    }
-    let hosts: Vec<usize> = (0..n).filter(|&s| two[s].0.is_finite()).collect();
-    let mut lo = f64::INFINITY;
-    for (i, &s) in hosts.iter().enumerate() {
-        if two[s].1.is_finite() {
-            lo = lo.min(two[s].0 + two[s].1);
-        }
-        for &t in &hosts[i + 1..] {
-            lo = lo.min(pair_q(inst, s, two[s].0, t, two[t].0));
-        }
-    }
-    lo
+    p2p_pair_range(inst, sol).0
 }
 
 /// For every server, its allowed clients: `allowed[s]` = `(client, access)`

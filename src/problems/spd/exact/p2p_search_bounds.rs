@@ -3,6 +3,7 @@
 
 use super::bits::{ones, Bits, Counts};
 use super::{Search, State};
+use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
 
 impl Search<'_> {
@@ -40,31 +41,13 @@ impl Search<'_> {
             if orphans.iter().zip(scratch.iter()).any(|(o, w)| o & !w != 0) {
                 return false;
             }
-            // the two largest and the two smallest accesses, one pass
-            let (mut top, mut bot) = (
-                (f64::NEG_INFINITY, f64::NEG_INFINITY),
-                (f64::INFINITY, f64::INFINITY),
-            );
-            let mut n = 0;
-            for c in ones(orphans) {
-                let a = self.inst.access(c, s);
-                n += 1;
-                if a > top.0 {
-                    top = (a, top.0);
-                } else if a > top.1 {
-                    top.1 = a;
-                }
-                if a < bot.0 {
-                    bot = (a, bot.0);
-                } else if a < bot.1 {
-                    bot.1 = a;
-                }
-            }
-            if n < 2 {
+            let mut e = Extremes::EMPTY;
+            ones(orphans).for_each(|c| e.push(self.inst.access(c, s)));
+            if e.count < 2 {
                 return true;
             }
-            let q_hi = pair_q(self.inst, s, top.0, s, top.1);
-            let q_lo = pair_q(self.inst, s, bot.0, s, bot.1);
+            let q_hi = pair_q(self.inst, s, e.max1, s, e.max2);
+            let q_lo = pair_q(self.inst, s, e.min1, s, e.min2);
             self.lim.hi_ok(q_hi) && self.lim.lo_ok(q_lo)
         })
     }

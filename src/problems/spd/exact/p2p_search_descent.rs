@@ -34,6 +34,7 @@
 
 use super::bits::{ones, set};
 use super::{Search, State};
+use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::{min_pair, pair_q};
 use crate::problems::spd::exact::{Probe, Scored};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -125,9 +126,6 @@ pub(crate) fn next_up(x: f64) -> f64 {
     -next_down(-x)
 }
 
-/// A server's two most extreme accesses on one side (`∓∞`: missing).
-type TopTwo = (f64, f64);
-
 impl Search<'_> {
     /// Takes the descent's current threshold into the search's limits.
     pub(super) fn follow_descent(&mut self) {
@@ -176,20 +174,20 @@ impl Search<'_> {
             set(&mut st.open, c);
         }
         st.free.iter_mut().for_each(|x| *x = 0);
-        let (top, bottom) = self.two_extremes(st);
+        let ext = self.extremes(st);
         let hosts: Vec<usize> = (0..st.env.len()).filter(|&s| st.env[s].is_some()).collect();
         let lim = &self.lim;
         for (i, &s) in hosts.iter().enumerate() {
-            let (t, b) = (top[s], bottom[s]);
-            if t.1 > f64::NEG_INFINITY
-                && !(lim.hi_ok(pair_q(self.inst, s, t.0, s, t.1))
-                    && lim.lo_ok(pair_q(self.inst, s, b.0, s, b.1)))
+            let e = &ext[s];
+            if e.count >= 2
+                && !(lim.hi_ok(pair_q(self.inst, s, e.max1, s, e.max2))
+                    && lim.lo_ok(pair_q(self.inst, s, e.min1, s, e.min2)))
             {
                 return false;
             }
             for &u in &hosts[i + 1..] {
-                let hi_q = pair_q(self.inst, s, t.0, u, top[u].0);
-                let lo_q = pair_q(self.inst, s, b.0, u, bottom[u].0);
+                let hi_q = pair_q(self.inst, s, e.max1, u, ext[u].max1);
+                let lo_q = pair_q(self.inst, s, e.min1, u, ext[u].min1);
                 if !(lim.hi_ok(hi_q) && lim.lo_ok(lo_q)) {
                     return false;
                 }
@@ -212,35 +210,16 @@ impl Search<'_> {
         true
     }
 
-    /// Per server, its two largest accesses `(first, second)` and its two
-    /// smallest (negated back: `(least, next)`); `-∞` / `+∞` where missing.
-    fn two_extremes(&self, st: &State) -> (Vec<TopTwo>, Vec<TopTwo>) {
+    /// Per server, the extremes of its assigned clients' accesses (the
+    /// evaluator's [`Extremes`]).
+    fn extremes(&self, st: &State) -> Vec<Extremes> {
         let n = st.env.len();
-        let mut top = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); n];
-        let mut bottom = vec![(f64::INFINITY, f64::INFINITY); n];
+        let mut ext = vec![Extremes::EMPTY; n];
         for (c, &s) in st.assign.iter().enumerate() {
-            let Some(a) = (s < n).then(|| self.inst.access(c, s)) else {
-                continue;
-            };
-            let t = &mut top[s];
-            if a > t.0 {
-                *t = (a, t.0);
-            } else if a > t.1 {
-                t.1 = a;
-            }
-            let b = &mut bottom[s];
-            if a < b.0 {
-                *b = (a, b.0);
-            } else if a < b.1 {
-                b.1 = a;
+            if s < n {
+                ext[s].push(self.inst.access(c, s));
             }
         }
-        // a single client: "no second" on both sides
-        for (t, b) in top.iter().zip(bottom.iter_mut()) {
-            if t.1 == f64::NEG_INFINITY {
-                b.1 = f64::INFINITY;
-            }
-        }
-        (top, bottom)
+        ext
     }
 }
