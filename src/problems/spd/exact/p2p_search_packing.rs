@@ -54,15 +54,15 @@ impl Search<'_> {
     /// the room left (then the node is refuted).
     pub(super) fn packing(&self, st: &State, orphans: &[u64], opt: &Counts) -> Vec<usize> {
         let mut keyed: Vec<(u32, usize)> = ones(orphans).map(|c| (opt.get(c), c)).collect();
-        keyed.sort_unstable();
         let mut left = orphans.to_vec();
         let room = self.k.saturating_sub(st.hosts);
         let mut picked = Vec::new();
         let mut scratch = vec![0u64; self.w];
-        for &(_, o) in &keyed {
-            if !has(&left, o) {
-                continue;
-            }
+        // the least (options, client) still left, by a scan that also drops
+        // the orphans gone: the picks are few (at most room + 1), and a sort
+        // of every orphan cost a fifth of the search's time at 200 servers
+        let mut next = keyed.iter().min().copied();
+        while let Some((_, o)) = next {
             picked.push(o);
             if picked.len() > room {
                 break;
@@ -72,6 +72,14 @@ impl Search<'_> {
                 for (y, z) in left.iter_mut().zip(z) {
                     *y &= !z;
                 }
+            });
+            next = None;
+            keyed.retain(|&key| {
+                let keep = has(&left, key.1);
+                if keep && next.is_none_or(|n| key < n) {
+                    next = Some(key);
+                }
+                keep
             });
         }
         picked
