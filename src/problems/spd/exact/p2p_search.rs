@@ -100,6 +100,9 @@ pub(crate) struct Search<'a> {
     k: usize,
     /// Allowed `(client, access)` per server, by access ascending.
     lists: Arc<Vec<Vec<(usize, f64)>>>,
+    /// The accesses of `lists[s]`, contiguous (the windows' binary
+    /// searches read only these).
+    vals: Arc<Vec<Vec<f64>>>,
     /// `prefix[s][i·w..(i+1)·w]`: the first `i` clients of `lists[s]`.
     prefix: Arc<Vec<Vec<u64>>>,
     /// `at[s][c]`: position of client `c` in `lists[s]` (`u32::MAX`: none).
@@ -228,11 +231,16 @@ impl<'a> Search<'a> {
                 v
             })
             .collect();
+        let vals = lists
+            .iter()
+            .map(|l| l.iter().map(|&(_, x)| x).collect())
+            .collect();
         Some(Search {
             inst,
             lim,
             k: 0,
             lists: Arc::new(lists),
+            vals: Arc::new(vals),
             prefix: Arc::new(prefix),
             at: Arc::new(at),
             w,

@@ -30,7 +30,7 @@ impl Search<'_> {
         {
             return;
         }
-        st.win[s].1 = a + self.lists[s][a..b].partition_point(|&(_, v)| v < x);
+        st.win[s].1 = a + self.vals[s][a..b].partition_point(|&v| v < x);
         self.cuts += 1;
     }
 

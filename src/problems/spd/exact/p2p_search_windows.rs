@@ -5,12 +5,12 @@
 
 use super::bits::{clear, ones, Counts};
 use super::{Search, State};
-use crate::problems::spd::exact::p2p::pair_q;
+use std::cmp::Ordering;
 
 impl Search<'_> {
     /// Access of the client at position `i` of server `s`.
     pub(super) fn val(&self, s: usize, i: usize) -> f64 {
-        self.lists[s][i].1
+        self.vals[s][i]
     }
 
     /// Window of server `s` as a bitset.
@@ -25,6 +25,8 @@ impl Search<'_> {
     /// The part of window `(a, b)` of server `s` whose pair with the
     /// extremes `(lo, hi)` of host `t` fits (for `s == t`: same-host pairs).
     /// The window's ends are tested first: most updates change nothing.
+    /// Pairs are summed as
+    /// [`pair_q`](crate::problems::spd::exact::p2p::pair_q) sums them, the distance read once.
     pub(super) fn narrow(
         &self,
         s: usize,
@@ -33,20 +35,31 @@ impl Search<'_> {
         lo: f64,
         hi: f64,
     ) -> (usize, usize) {
-        let list = &self.lists[s];
+        let vals = &self.vals[s];
         let lim = &self.lim;
-        let hi_ok = |x: f64| lim.hi_ok(pair_q(self.inst, s, x, t, hi));
-        let b = if b > a && !hi_ok(list[b - 1].1) {
-            a + list[a..b].partition_point(|&(_, x)| hi_ok(x))
+        let d = match s.cmp(&t) {
+            Ordering::Less => self.inst.network.dist(s, t),
+            Ordering::Greater => self.inst.network.dist(t, s),
+            Ordering::Equal => 0.0,
+        };
+        // `pair_q(s, x, t, y)`: the lower-indexed host's access first
+        let q = |x: f64, y: f64| match s.cmp(&t) {
+            Ordering::Less => x + d + y,
+            Ordering::Greater => y + d + x,
+            Ordering::Equal => x + y,
+        };
+        let hi_ok = |x: f64| lim.hi_ok(q(x, hi));
+        let b = if b > a && !hi_ok(vals[b - 1]) {
+            gallop_down(&vals[a..b - 1], hi_ok) + a
         } else {
             b
         };
         let a = if lim.lo > f64::NEG_INFINITY && b > a {
-            let lo_ok = |x: f64| lim.lo_ok(pair_q(self.inst, s, x, t, lo));
-            if lo_ok(list[a].1) {
+            let lo_ok = |x: f64| lim.lo_ok(q(x, lo));
+            if lo_ok(vals[a]) {
                 a
             } else {
-                a + list[a..b].partition_point(|&(_, x)| !lo_ok(x))
+                a + 1 + gallop_up(&vals[a + 1..b], |x| !lo_ok(x))
             }
         } else {
             a
@@ -188,5 +201,59 @@ impl Search<'_> {
         let (a, b) = st.win[s];
         let p = self.at[s][c] as usize;
         (a <= p && p < b).then_some(p)
+    }
+}
+
+/// The number of leading values of `v` that satisfy `ok` (true, then
+/// false along `v`), searched from the end: steps of 1, 2, 4, … back, then
+/// a binary search in the last step. `O(log d)` tests for the `d` values
+/// past the answer: a narrowing usually cuts a few off a window's top.
+fn gallop_down(v: &[f64], ok: impl Fn(f64) -> bool) -> usize {
+    // every value from `end` on fails
+    let mut end = v.len();
+    let mut step = 1;
+    while end > 0 {
+        let probe = end.saturating_sub(step);
+        if ok(v[probe]) {
+            return probe + 1 + v[probe + 1..end].partition_point(|&x| ok(x));
+        }
+        end = probe;
+        step *= 2;
+    }
+    0
+}
+
+/// The number of leading values of `v` that satisfy `ok` (true, then
+/// false along `v`), searched from the start as [`gallop_down`] searches
+/// from the end.
+fn gallop_up(v: &[f64], ok: impl Fn(f64) -> bool) -> usize {
+    // every value before `start` satisfies `ok`
+    let mut start = 0;
+    let mut step = 1;
+    while start < v.len() {
+        let probe = (start + step - 1).min(v.len() - 1);
+        if !ok(v[probe]) {
+            return start + v[start..probe].partition_point(|&x| ok(x));
+        }
+        start = probe + 1;
+        step *= 2;
+    }
+    v.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{gallop_down, gallop_up};
+
+    #[test]
+    fn gallops_equal_partition_point() {
+        for n in 0..70usize {
+            let v: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            for cut in 0..=n {
+                let ok = |x: f64| x < cut as f64;
+                assert_eq!(gallop_down(&v, ok), cut, "down n={n} cut={cut}");
+                assert_eq!(gallop_up(&v, ok), cut, "up n={n} cut={cut}");
+            }
+        }
     }
 }
