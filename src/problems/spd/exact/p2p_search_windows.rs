@@ -117,19 +117,19 @@ impl Search<'_> {
         let Some((lo, hi)) = st.env[s] else {
             return;
         };
-        let list = &self.lists[s];
-        let (vlo, vhi) = (list[lo].1, list[hi].1);
+        let vals = &self.vals[s];
+        let (vlo, vhi) = (vals[lo], vals[hi]);
         // without a lower limit the least access constrains nothing: every
         // client up to the largest is free
         let mut e0 = 0;
         if self.lim.lo > f64::NEG_INFINITY {
             e0 = lo;
-            while e0 > 0 && list[e0 - 1].1 >= vlo {
+            while e0 > 0 && vals[e0 - 1] >= vlo {
                 e0 -= 1;
             }
         }
         let mut e1 = hi + 1;
-        while e1 < list.len() && list[e1].1 <= vhi {
+        while e1 < vals.len() && vals[e1] <= vhi {
             e1 += 1;
         }
         let (a, b) = st.win[s];
