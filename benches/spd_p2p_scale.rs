@@ -4,10 +4,11 @@
 //! `host-search` (default node budget) at 80 × 400; its whole optimum at
 //! 120 × 600, f = 1.3 (the lexicographic stages by branch and bound,
 //! `p2p_search_descent.rs`: 4.6 s a run where the bisection took 17.6 s;
-//! 4.1 s with the tight packing check, `p2p_search_packing.rs`);
+//! 4.1 s with the tight packing check, `p2p_search_packing.rs`; 3.7 s
+//! with the ninth round's cheaper packing and narrowing);
 //! at 200 × 1,000 the
 //! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
-//! `p2p_search_probe.rs`, about 5 s an iteration), on the run's threads
+//! `p2p_search_probe.rs`, about 4.4 s an iteration), on the run's threads
 //! and on one (the split decision, `p2p_search_split.rs`, against the
 //! plain one), and `host-search` (f = 1.0). The other 200 × 1,000 and
 //! 160 × 800 runs end at the time limit or take over 10 s, so they are in
