@@ -58,12 +58,22 @@ impl Limits {
 /// `t`, summed in the evaluator's order (lower-indexed host first).
 #[inline]
 pub(crate) fn pair_q(inst: &SpdInstance, s: usize, x: f64, t: usize, y: f64) -> f64 {
-    if s == t {
-        x + y
-    } else if s < t {
-        x + inst.network.dist(s, t) + y
+    let d = if s == t {
+        0.0
     } else {
-        y + inst.network.dist(t, s) + x
+        inst.network.dist(s.min(t), s.max(t))
+    };
+    pair_q_over(d, s, x, t, y)
+}
+
+/// [`pair_q`] with the distance `d = D(min(s,t), max(s,t))` already read
+/// (unused when `s == t`): the one place the evaluator's order is written.
+#[inline]
+pub(crate) fn pair_q_over(d: f64, s: usize, x: f64, t: usize, y: f64) -> f64 {
+    match s.cmp(&t) {
+        std::cmp::Ordering::Equal => x + y,
+        std::cmp::Ordering::Less => x + d + y,
+        std::cmp::Ordering::Greater => y + d + x,
     }
 }
 

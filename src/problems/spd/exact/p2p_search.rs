@@ -12,9 +12,9 @@
 //! (distinct pairs on one host). So for every server `s` the access values
 //! a client may have on `s` form a *window*, one contiguous run of `s`'s
 //! clients sorted by access
-//! (`p2p::allowed_pairs`), narrowed by binary
-//! search (with the evaluator's exact arithmetic, `pair_q`) each time an
-//! envelope grows. Clients are bitsets; a window is the difference of two prefix
+//! (`p2p::allowed_pairs`), narrowed by a search from the end it cuts
+//! (galloping, then binary; with the evaluator's exact arithmetic,
+//! `pair_q`) each time an envelope grows. Clients are bitsets; a window is the difference of two prefix
 //! bitsets.
 //!
 //! A node of the search:

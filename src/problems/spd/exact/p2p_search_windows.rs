@@ -5,7 +5,7 @@
 
 use super::bits::{clear, ones, Counts};
 use super::{Search, State};
-use std::cmp::Ordering;
+use crate::problems::spd::exact::p2p::pair_q_over;
 
 impl Search<'_> {
     /// Access of the client at position `i` of server `s`.
@@ -25,8 +25,8 @@ impl Search<'_> {
     /// The part of window `(a, b)` of server `s` whose pair with the
     /// extremes `(lo, hi)` of host `t` fits (for `s == t`: same-host pairs).
     /// The window's ends are tested first: most updates change nothing.
-    /// Pairs are summed as
-    /// [`pair_q`](crate::problems::spd::exact::p2p::pair_q) sums them, the distance read once.
+    /// Pairs are summed as [`pair_q`](super::super::p2p::pair_q) sums
+    /// them, the distance read once.
     pub(super) fn narrow(
         &self,
         s: usize,
@@ -37,17 +37,12 @@ impl Search<'_> {
     ) -> (usize, usize) {
         let vals = &self.vals[s];
         let lim = &self.lim;
-        let d = match s.cmp(&t) {
-            Ordering::Less => self.inst.network.dist(s, t),
-            Ordering::Greater => self.inst.network.dist(t, s),
-            Ordering::Equal => 0.0,
+        let d = if s == t {
+            0.0
+        } else {
+            self.inst.network.dist(s.min(t), s.max(t))
         };
-        // `pair_q(s, x, t, y)`: the lower-indexed host's access first
-        let q = |x: f64, y: f64| match s.cmp(&t) {
-            Ordering::Less => x + d + y,
-            Ordering::Greater => y + d + x,
-            Ordering::Equal => x + y,
-        };
+        let q = |x: f64, y: f64| pair_q_over(d, s, x, t, y);
         let hi_ok = |x: f64| lim.hi_ok(q(x, hi));
         let b = if b > a && !hi_ok(vals[b - 1]) {
             gallop_down(&vals[a..b - 1], hi_ok) + a
