@@ -84,69 +84,84 @@ pub fn figure_list() -> Vec<Fig> {
     v
 }
 
+/// One snapshot figure: stem, title, x and y descriptions, x column,
+/// table stem, and its series (label, y column).
+type Snapshot = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// Figs. 9–12, as [`snapshot_figures`] draws them.
+const SNAPSHOTS: [Snapshot; 4] = [
+    (
+        "fig9-loads",
+        "Fig. 9: load per server, scenario A (snapshot)",
+        "server",
+        "players",
+        "server",
+        "fig9",
+        &[
+            ("before", "before"),
+            ("classic", "classic"),
+            ("hybrid", "hybrid"),
+            ("exact", "exact"),
+            ("max_load", "max_load"),
+        ],
+    ),
+    (
+        "fig10-messages",
+        "Fig. 10: messages vs extra players, I = 10% (hot-spot snapshots)",
+        "extra players on server 1",
+        "messages (Table 1)",
+        "extra",
+        "fig10",
+        &[
+            ("classic F=20", "classic_f20"),
+            ("classic F=25", "classic_f25"),
+            ("hybrid", "hybrid"),
+            ("exact", "exact"),
+        ],
+    ),
+    (
+        "fig11-p2p",
+        "Fig. 11: players kept vs sent to P2P, scenario B (snapshot)",
+        "server",
+        "players",
+        "server",
+        "fig11",
+        &[
+            ("before", "before"),
+            ("hybrid kept", "hybrid_kept"),
+            ("hybrid to P2P", "hybrid_p2p"),
+            ("exact kept", "exact_kept"),
+            ("exact to P2P", "exact_p2p"),
+            ("target", "target"),
+        ],
+    ),
+    (
+        "fig12-return",
+        "Fig. 12: overhead vs return rate, scenario B (snapshot)",
+        "return rate",
+        "messages (Table 2)",
+        "return_rate",
+        "fig12",
+        &[("hybrid", "hybrid"), ("exact", "exact")],
+    ),
+];
+
 /// Figs. 9–12.
 fn snapshot_figures() -> Vec<Fig> {
-    vec![
-        fig(
-            "fig9-loads",
-            "Fig. 9: load per server, scenario A (snapshot)",
-            "server",
-            "players",
-            "server",
-            of(
-                "fig9",
-                &[
-                    ("before", "before"),
-                    ("classic", "classic"),
-                    ("hybrid", "hybrid"),
-                    ("exact", "exact"),
-                    ("max_load", "max_load"),
-                ],
-            ),
-        ),
-        fig(
-            "fig10-messages",
-            "Fig. 10: messages vs extra players, I = 10% (hot-spot snapshots)",
-            "extra players on server 1",
-            "messages (Table 1)",
-            "extra",
-            of(
-                "fig10",
-                &[
-                    ("classic F=20", "classic_f20"),
-                    ("classic F=25", "classic_f25"),
-                    ("hybrid", "hybrid"),
-                    ("exact", "exact"),
-                ],
-            ),
-        ),
-        fig(
-            "fig11-p2p",
-            "Fig. 11: players kept vs sent to P2P, scenario B (snapshot)",
-            "server",
-            "players",
-            "server",
-            of(
-                "fig11",
-                &[
-                    ("before", "before"),
-                    ("hybrid kept", "hybrid_kept"),
-                    ("hybrid to P2P", "hybrid_p2p"),
-                    ("exact kept", "exact_kept"),
-                    ("exact to P2P", "exact_p2p"),
-                    ("target", "target"),
-                ],
-            ),
-        ),
-        fig(
-            "fig12-return",
-            "Fig. 12: overhead vs return rate, scenario B (snapshot)",
-            "return rate",
-            "messages (Table 2)",
-            "return_rate",
-            of("fig12", &[("hybrid", "hybrid"), ("exact", "exact")]),
-        ),
-    ]
+    SNAPSHOTS
+        .iter()
+        .map(|&(stem, title, x_desc, y_desc, x, table, series)| {
+            fig(stem, title, x_desc, y_desc, x, of(table, series))
+        })
+        .collect()
 }
 
 /// The simulation's per-minute charts.
