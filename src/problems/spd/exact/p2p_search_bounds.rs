@@ -1,7 +1,7 @@
 //! The search's pruning bounds on the new hosts orphans need ([`super`],
 //! step 3).
 
-use super::bits::{ones, Bits, Counts};
+use super::bits::{has, ones, Bits, Counts};
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
@@ -138,32 +138,23 @@ impl Search<'_> {
         (s1, w1): (usize, &[u64]),
         (s2, w2): (usize, &[u64]),
     ) -> bool {
-        // the two largest accesses on `s` of the orphans outside `other`
-        let top2 = |s: usize, other: &[u64]| {
-            let mut t = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-            for (i, (&o, &b)) in orphans.iter().zip(other).enumerate() {
-                let mut x = o & !b;
-                while x != 0 {
-                    let c = i * 64 + x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    let a = self.inst.access(c, s);
-                    if a > t.0 {
-                        t = (a, t.0);
-                    } else if a > t.1 {
-                        t.1 = a;
-                    }
-                }
+        // the extremes on `s` of the orphans outside `other` (the
+        // evaluator's `Extremes`: the top two are what it pairs)
+        let tops = |s: usize, other: &[u64]| {
+            let mut e = Extremes::EMPTY;
+            for c in ones(orphans).filter(|&c| !has(other, c)) {
+                e.push(self.inst.access(c, s));
             }
-            t
+            e
         };
-        let (t1, t2) = (top2(s1, w2), top2(s2, w1));
+        let (t1, t2) = (tops(s1, w2), tops(s2, w1));
         let lim = &self.lim;
-        let self_ok = |s: usize, t: (f64, f64)| {
-            t.1 == f64::NEG_INFINITY || lim.hi_ok(pair_q(self.inst, s, t.0, s, t.1))
+        let self_ok = |s: usize, e: &Extremes| {
+            e.count < 2 || lim.hi_ok(pair_q(self.inst, s, e.max1, s, e.max2))
         };
-        let cross_ok = t1.0 == f64::NEG_INFINITY
-            || t2.0 == f64::NEG_INFINITY
-            || lim.hi_ok(pair_q(self.inst, s1, t1.0, s2, t2.0));
-        self_ok(s1, t1) && self_ok(s2, t2) && cross_ok
+        let cross_ok = t1.count == 0
+            || t2.count == 0
+            || lim.hi_ok(pair_q(self.inst, s1, t1.max1, s2, t2.max1));
+        self_ok(s1, &t1) && self_ok(s2, &t2) && cross_ok
     }
 }
