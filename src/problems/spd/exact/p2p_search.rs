@@ -54,12 +54,15 @@
 //!
 //! Complexity: exponential in the worst case (the problem is NP-hard); a
 //! node costs `O(n·m/64 + n·log m + Σ_s |window_s|)` for `n` servers and
-//! `m` clients; the prefix bitsets take `O(Σ_s |allowed_s| · m/64)` words.
+//! `m` clients (its option counts are its parent's, less the windows'
+//! lost parts: `O(n + n'·m/64)` for the `n'` windows that changed); the
+//! prefix bitsets take `O(Σ_s |allowed_s| · m/64)` words and the
+//! client-major positions `n·m`.
 
 use crate::problems::spd::exact::p2p::Limits;
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use bits::{has, set, Bits};
+use bits::{has, set, Bits, Counts};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -105,8 +108,10 @@ pub(crate) struct Search<'a> {
     vals: Arc<Vec<Vec<f64>>>,
     /// `prefix[s][i·w..(i+1)·w]`: the first `i` clients of `lists[s]`.
     prefix: Arc<Vec<Vec<u64>>>,
-    /// `at[s][c]`: position of client `c` in `lists[s]` (`u32::MAX`: none).
-    at: Arc<Vec<Vec<u32>>>,
+    /// `at[c·n + s]`: position of client `c` in `lists[s]` (`u32::MAX`:
+    /// none), client-major: the loops over servers for one client read
+    /// one contiguous run.
+    at: Arc<Vec<u32>>,
     /// Words per bitset.
     w: usize,
     nodes: u64,
@@ -171,6 +176,11 @@ struct State {
     /// The limits `(hi, lo)` the windows were narrowed under (a descent
     /// tightens them: [`Search::renarrow`]).
     lim: (f64, f64),
+    /// Option counts of every client over the windows `counted`
+    /// ([`Search::count_options`] brings them up to date).
+    opt: Counts,
+    /// Per server, the window `opt` counts (empty: none).
+    counted: Vec<(usize, usize)>,
 }
 
 /// Decides whether some assignment with at most `k` hosts has all pairs in
@@ -221,16 +231,13 @@ impl<'a> Search<'a> {
                 p
             })
             .collect();
-        let at = lists
-            .iter()
-            .map(|l| {
-                let mut v = vec![u32::MAX; m];
-                for (i, &(c, _)) in l.iter().enumerate() {
-                    v[c] = i as u32;
-                }
-                v
-            })
-            .collect();
+        let n = lists.len();
+        let mut at = vec![u32::MAX; m.saturating_mul(n)];
+        for (s, l) in lists.iter().enumerate() {
+            for (i, &(c, _)) in l.iter().enumerate() {
+                at[c * n + s] = i as u32;
+            }
+        }
         let vals = lists
             .iter()
             .map(|l| l.iter().map(|&(_, x)| x).collect())
@@ -333,6 +340,8 @@ impl<'a> Search<'a> {
             assign: vec![usize::MAX; m],
             hosts: 0,
             lim: (self.lim.hi, self.lim.lo),
+            opt: Counts::new(self.w, n),
+            counted: vec![(0, 0); n],
         }
     }
 
@@ -399,14 +408,14 @@ impl<'a> Search<'a> {
         }
         let mut scratch = vec![0u64; self.w];
         // forced moves (one pass per round) until none is left
-        let opt = loop {
-            let opt = self.options(&st, &mut scratch);
-            if opt.misses(&st.open) {
+        loop {
+            self.count_options(&mut st, &mut scratch);
+            if st.opt.misses(&st.open) {
                 return Ok(None);
             }
-            let single = opt.single_in(&st.open);
+            let single = st.opt.single_in(&st.open);
             if single.iter().all(|&x| x == 0) {
-                break opt;
+                break;
             }
             for (c, s) in self.forced(&st, &single, &mut scratch) {
                 if !has(&st.open, c) {
@@ -419,7 +428,7 @@ impl<'a> Search<'a> {
                     None => return Ok(None),
                 }
             }
-        };
+        }
         if st.open.iter().all(|&x| x == 0) {
             if self.descent.is_some() {
                 // the limit moves past it; the node goes on under the new
@@ -435,7 +444,8 @@ impl<'a> Search<'a> {
             return Ok(Some(st));
         }
         let orphans = self.orphans(&st, &mut scratch);
-        let picked = self.packing(&st, &orphans, &opt);
+        let opt = &st.opt;
+        let picked = self.packing(&st, &orphans, opt);
         if st.hosts + picked.len() > self.k {
             return Ok(None);
         }
@@ -451,10 +461,10 @@ impl<'a> Search<'a> {
         if st.hosts + 1 == self.k && !self.one_server_takes(&st, &orphans, &mut scratch) {
             return Ok(None);
         }
-        if st.hosts + 2 == self.k && !self.two_servers_take(&st, &orphans, &opt) {
+        if st.hosts + 2 == self.k && !self.two_servers_take(&st, &orphans, opt) {
             return Ok(None);
         }
-        let c = self.pick(&st, &orphans, &opt);
+        let c = self.pick(&st, &orphans, opt);
         let values = self.values(&st, c, &mut scratch);
         let frame = Frame {
             st,

@@ -20,31 +20,38 @@ pub(super) fn has(b: &[u64], i: usize) -> bool {
 
 pub(super) use crate::problems::spd::exact::cover::ones;
 
-/// Bits of a [`Counts`] counter (counts saturate at `2^SLICES`).
-const SLICES: usize = 7;
+/// Readers compare counts capped at `2^CAP_SLICES`, then by their low
+/// `CAP_SLICES` bits: the order of the saturating counters these replaced
+/// (the search's branching, and so its node counts, stay the same).
+const CAP_SLICES: usize = 7;
 
-/// Per-client counters as bit slices (`1, 2, 4, …`, and "saturated") in
-/// one buffer, slice `k` at words `k·w..(k+1)·w` and "saturated" last:
-/// adding a bitset costs a few word operations per word.
+/// Per-client counters as bit slices (`1, 2, 4, …`) in one buffer, slice
+/// `k` at words `k·w..(k+1)·w`: adding or subtracting a bitset costs a few
+/// word operations per word. The slices hold counts up to the number of
+/// servers exactly (so a count can go down again, [`Counts::sub`]);
+/// readers see them capped at `2^CAP_SLICES`.
+#[derive(Clone)]
 pub(super) struct Counts {
     w: usize,
+    slices: usize,
     b: Bits,
 }
 
 impl Counts {
-    pub(super) fn new(w: usize) -> Self {
+    /// Counters for `w` words of clients, each counting to at most `most`.
+    pub(super) fn new(w: usize, most: usize) -> Self {
+        let slices = (usize::BITS - most.leading_zeros()) as usize;
+        let slices = slices.max(CAP_SLICES + 1);
         Counts {
             w,
-            b: vec![0; (SLICES + 1) * w],
+            slices,
+            b: vec![0; slices * w],
         }
     }
 
-    fn slice(&self, k: usize) -> &[u64] {
-        &self.b[k * self.w..(k + 1) * self.w]
-    }
-
-    fn sat(&self) -> &[u64] {
-        self.slice(SLICES)
+    /// Word `i` of "count at least `2^CAP_SLICES`".
+    fn capped(&self, i: usize) -> u64 {
+        (CAP_SLICES..self.slices).fold(0, |acc, k| acc | self.b[k * self.w + i])
     }
 
     /// Adds one to every client in `x`. Inlined into the search's node
@@ -54,36 +61,46 @@ impl Counts {
         let w = self.w;
         for (i, &v) in x.iter().enumerate() {
             let mut carry = v;
-            for k in 0..SLICES {
+            for k in 0..self.slices {
                 let word = &mut self.b[k * w + i];
                 let next = *word & carry;
                 *word ^= carry;
                 carry = next;
             }
-            self.b[SLICES * w + i] |= carry;
+            debug_assert_eq!(carry, 0, "a count passed its most");
         }
     }
 
-    /// Client `c`'s count (`2^SLICES` stands for "that many or more").
-    pub(super) fn get(&self, c: usize) -> u32 {
-        if has(self.sat(), c) {
-            return 1 << SLICES;
+    /// Subtracts one from every client in `x` (each counted before).
+    #[inline]
+    pub(super) fn sub(&mut self, x: &[u64]) {
+        let w = self.w;
+        for (i, &v) in x.iter().enumerate() {
+            let mut borrow = v;
+            for k in 0..self.slices {
+                let word = &mut self.b[k * w + i];
+                let next = !*word & borrow;
+                *word ^= borrow;
+                borrow = next;
+            }
+            debug_assert_eq!(borrow, 0, "a count went below zero");
         }
-        (0..SLICES)
-            .map(|k| u32::from(has(self.slice(k), c)) << k)
-            .sum()
     }
 
-    /// The clients of `pool` with the least count (all of them, ties
-    /// included), found slice by slice from the top.
+    /// The clients of `pool` with the least capped count (all of them,
+    /// ties included), found slice by slice from the top.
     pub(super) fn least(&self, pool: &[u64]) -> Bits {
         let mut cand = pool.to_vec();
         let mut without = vec![0u64; self.w];
-        for k in (0..=SLICES).rev() {
-            let slice = self.slice(k);
+        for k in (0..=CAP_SLICES).rev() {
             let mut any = 0;
-            for ((o, c), s) in without.iter_mut().zip(&cand).zip(slice) {
-                *o = c & !s;
+            for (i, (o, c)) in without.iter_mut().zip(&cand).enumerate() {
+                let bit = if k == CAP_SLICES {
+                    self.capped(i)
+                } else {
+                    self.b[k * self.w + i]
+                };
+                *o = c & !bit;
                 any |= *o;
             }
             if any != 0 {
@@ -96,7 +113,7 @@ impl Counts {
     /// Whether some client of `pool` has none.
     pub(super) fn misses(&self, pool: &[u64]) -> bool {
         pool.iter().enumerate().any(|(i, &p)| {
-            let any = (0..=SLICES).fold(0, |acc, k| acc | self.b[k * self.w + i]);
+            let any = (0..self.slices).fold(0, |acc, k| acc | self.b[k * self.w + i]);
             p & !any != 0
         })
     }
@@ -106,9 +123,63 @@ impl Counts {
         pool.iter()
             .enumerate()
             .map(|(i, &p)| {
-                let rest = (1..=SLICES).fold(0, |acc, k| acc | self.b[k * self.w + i]);
+                let rest = (1..self.slices).fold(0, |acc, k| acc | self.b[k * self.w + i]);
                 p & self.b[i] & !rest
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{has, set, Counts, CAP_SLICES};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Adding and subtracting random bitsets keeps every count exact (a
+    /// counter reaching 300 and falling back), and the readers see the
+    /// counts capped at `2^CAP_SLICES`, as a plain count says.
+    #[test]
+    fn sliced_counts_equal_plain_counts() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (m, most) = (150usize, 300usize);
+        let w = m.div_ceil(64);
+        let mut c = Counts::new(w, most);
+        let mut plain = vec![0usize; m];
+        let mut added: Vec<Vec<u64>> = Vec::new();
+        let cap = 1usize << CAP_SLICES;
+        for step in 0..2_000 {
+            if added.len() < most && (added.is_empty() || step < 1_000 || rng.random_bool(0.4)) {
+                let mut x = vec![0u64; w];
+                // dense sets early, so counts pass the cap
+                let p = if step < 400 { 0.9 } else { 0.1 };
+                (0..m)
+                    .filter(|_| rng.random_bool(p))
+                    .for_each(|i| set(&mut x, i));
+                (0..m).filter(|&i| has(&x, i)).for_each(|i| plain[i] += 1);
+                c.add(&x);
+                added.push(x);
+            } else {
+                let x = added.swap_remove(rng.random_range(0..added.len()));
+                (0..m).filter(|&i| has(&x, i)).for_each(|i| plain[i] -= 1);
+                c.sub(&x);
+            }
+            let mut pool = vec![0u64; w];
+            (0..m)
+                .filter(|_| rng.random_bool(0.3))
+                .for_each(|i| set(&mut pool, i));
+            let in_pool: Vec<usize> = (0..m).filter(|&i| has(&pool, i)).collect();
+            // the capped count's least, ties by the count's low bits, as
+            // the search always read them
+            let key = |i: usize| (plain[i].min(cap), plain[i] % cap);
+            let least = in_pool.iter().map(|&i| key(i)).min();
+            let got = c.least(&pool);
+            for &i in &in_pool {
+                assert_eq!(has(&got, i), Some(key(i)) == least, "least, step {step}");
+                assert_eq!(has(&c.single_in(&pool), i), plain[i] == 1, "single");
+            }
+            let misses = in_pool.iter().any(|&i| plain[i] == 0);
+            assert_eq!(c.misses(&pool), misses, "misses, step {step}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! client on a server (then every window narrows and the free clients
 //! join), and the unassigned clients' options.
 
-use super::bits::{clear, ones, Counts};
+use super::bits::{clear, ones};
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q_over;
 
@@ -154,20 +154,43 @@ impl Search<'_> {
         st.env[s].is_some() || st.hosts < self.k
     }
 
-    /// Option counts of the unassigned clients, bit-sliced.
-    pub(super) fn options(&self, st: &State, scratch: &mut [u64]) -> Counts {
-        let mut n = Counts::new(self.w);
+    /// Brings `st.opt` up to date: every client's count of eligible
+    /// servers whose window holds it (assigned clients too; readers look
+    /// at unassigned ones). Windows only shrink along a branch, so a
+    /// server whose window moved since it was counted subtracts the part
+    /// it lost: `O(n + n'·m/64)` for the `n'` windows that changed, where
+    /// counting afresh took `O(n·m/64)`.
+    pub(super) fn count_options(&self, st: &mut State, scratch: &mut [u64]) {
         for s in 0..st.win.len() {
-            if !self.eligible(st, s) || st.win[s].0 == st.win[s].1 {
+            let now = if self.eligible(st, s) && st.win[s].0 < st.win[s].1 {
+                st.win[s]
+            } else {
+                (0, 0)
+            };
+            let was = st.counted[s];
+            if now == was {
                 continue;
             }
-            self.window_bits(s, st.win[s], scratch);
-            for (o, x) in scratch.iter_mut().zip(&st.open) {
-                *o &= x;
+            if now.0 == now.1 || (was.0 <= now.0 && now.1 <= was.1) {
+                // lost: [was.0, now.0) and [now.1, was.1) (all of it when
+                // nothing is left)
+                let (cut_a, cut_b) = if now.0 == now.1 { (was.1, was.1) } else { now };
+                for part in [(was.0, cut_a), (cut_b, was.1)] {
+                    if part.0 < part.1 {
+                        self.window_bits(s, part, scratch);
+                        st.opt.sub(scratch);
+                    }
+                }
+            } else {
+                if was.0 < was.1 {
+                    self.window_bits(s, was, scratch);
+                    st.opt.sub(scratch);
+                }
+                self.window_bits(s, now, scratch);
+                st.opt.add(scratch);
             }
-            n.add(scratch);
+            st.counted[s] = now;
         }
-        n
     }
 
     /// Forced moves: each unassigned client with a single option, with it.
@@ -194,7 +217,7 @@ impl Search<'_> {
     /// Position of client `c` in `s`'s list (it is in the window).
     pub(super) fn pos(&self, st: &State, s: usize, c: usize) -> Option<usize> {
         let (a, b) = st.win[s];
-        let p = self.at[s][c] as usize;
+        let p = self.at[c * st.win.len() + s] as usize;
         (a <= p && p < b).then_some(p)
     }
 }
