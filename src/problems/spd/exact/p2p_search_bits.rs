@@ -49,6 +49,11 @@ impl Counts {
         }
     }
 
+    /// Sets every count to zero.
+    pub(super) fn clear(&mut self) {
+        self.b.iter_mut().for_each(|x| *x = 0);
+    }
+
     /// Word `i` of "count at least `2^CAP_SLICES`".
     fn capped(&self, i: usize) -> u64 {
         (CAP_SLICES..self.slices).fold(0, |acc, k| acc | self.b[k * self.w + i])
@@ -88,8 +93,19 @@ impl Counts {
     }
 
     /// The clients of `pool` with the least capped count (all of them,
-    /// ties included), found slice by slice from the top.
+    /// ties included), found slice by slice from the top; among capped
+    /// counts the low bits decide.
     pub(super) fn least(&self, pool: &[u64]) -> Bits {
+        self.least_by(pool, true)
+    }
+
+    /// [`Counts::least`], where capped counts all tie (the packing's
+    /// order: fewest options, then the least client).
+    pub(super) fn least_capped(&self, pool: &[u64]) -> Bits {
+        self.least_by(pool, false)
+    }
+
+    fn least_by(&self, pool: &[u64], refine_capped: bool) -> Bits {
         let mut cand = pool.to_vec();
         let mut without = vec![0u64; self.w];
         for k in (0..=CAP_SLICES).rev() {
@@ -105,6 +121,8 @@ impl Counts {
             }
             if any != 0 {
                 std::mem::swap(&mut cand, &mut without);
+            } else if k == CAP_SLICES && !refine_capped {
+                break;
             }
         }
         cand
@@ -174,8 +192,12 @@ mod tests {
             let key = |i: usize| (plain[i].min(cap), plain[i] % cap);
             let least = in_pool.iter().map(|&i| key(i)).min();
             let got = c.least(&pool);
+            let capped = c.least_capped(&pool);
+            let least_capped = in_pool.iter().map(|&i| plain[i].min(cap)).min();
             for &i in &in_pool {
                 assert_eq!(has(&got, i), Some(key(i)) == least, "least, step {step}");
+                let is = Some(plain[i].min(cap)) == least_capped;
+                assert_eq!(has(&capped, i), is, "least capped, step {step}");
                 assert_eq!(has(&c.single_in(&pool), i), plain[i] == 1, "single");
             }
             let misses = in_pool.iter().any(|&i| plain[i] == 0);

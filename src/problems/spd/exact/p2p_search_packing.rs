@@ -60,7 +60,7 @@ impl Search<'_> {
         // the least (options, client) still left, from the bit-sliced
         // counts: `O(m/64)` words a pick, where sorting every orphan cost
         // a fifth of the search's time at 200 servers
-        while let Some(o) = ones(&opt.least(&left)).next() {
+        while let Some(o) = ones(&opt.least_capped(&left)).next() {
             picked.push(o);
             if picked.len() > room {
                 break;

@@ -158,15 +158,41 @@ impl Search<'_> {
     /// servers whose window holds it (assigned clients too; readers look
     /// at unassigned ones). Windows only shrink along a branch, so a
     /// server whose window moved since it was counted subtracts the part
-    /// it lost: `O(n + n'·m/64)` for the `n'` windows that changed, where
-    /// counting afresh took `O(n·m/64)`.
+    /// it lost: `O(n + n'·m/64)` for the `n'` windows that changed. When
+    /// counting the eligible windows afresh is cheaper (once `k` hosts
+    /// are open, every other server leaves at once), it does that.
     pub(super) fn count_options(&self, st: &mut State, scratch: &mut [u64]) {
-        for s in 0..st.win.len() {
-            let now = if self.eligible(st, s) && st.win[s].0 < st.win[s].1 {
+        let n = st.win.len();
+        let target = |st: &State, s: usize| {
+            if self.eligible(st, s) && st.win[s].0 < st.win[s].1 {
                 st.win[s]
             } else {
                 (0, 0)
-            };
+            }
+        };
+        let (mut changed, mut live) = (0usize, 0usize);
+        for s in 0..n {
+            let now = target(st, s);
+            changed += usize::from(now != st.counted[s]);
+            live += usize::from(now.0 < now.1);
+        }
+        if changed == 0 {
+            return;
+        }
+        if live < changed {
+            st.opt.clear();
+            for s in 0..n {
+                let now = target(st, s);
+                if now.0 < now.1 {
+                    self.window_bits(s, now, scratch);
+                    st.opt.add(scratch);
+                }
+                st.counted[s] = now;
+            }
+            return;
+        }
+        for s in 0..n {
+            let now = target(st, s);
             let was = st.counted[s];
             if now == was {
                 continue;
