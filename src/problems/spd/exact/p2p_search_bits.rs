@@ -30,7 +30,7 @@ const CAP_SLICES: usize = 7;
 /// word operations per word. The slices hold counts up to the number of
 /// servers exactly (so a count can go down again, [`Counts::sub`]);
 /// readers see them capped at `2^CAP_SLICES`.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(super) struct Counts {
     w: usize,
     slices: usize,

@@ -3,6 +3,8 @@
 //! client on a server (then every window narrows and the free clients
 //! join), and the unassigned clients' options.
 
+#[cfg(test)]
+use super::bits::Counts;
 use super::bits::{clear, ones};
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q_over;
@@ -162,6 +164,21 @@ impl Search<'_> {
     /// counting the eligible windows afresh is cheaper (once `k` hosts
     /// are open, every other server leaves at once), it does that.
     pub(super) fn count_options(&self, st: &mut State, scratch: &mut [u64]) {
+        self.update_counts(st, scratch);
+        // every search the tests run checks the counts against a fresh count
+        #[cfg(test)]
+        {
+            let mut fresh = Counts::new(self.w, st.win.len());
+            for s in (0..st.win.len()).filter(|&s| self.eligible(st, s)) {
+                self.window_bits(s, st.win[s], scratch);
+                fresh.add(scratch);
+            }
+            assert!(fresh == st.opt, "option counts drifted from a fresh count");
+        }
+    }
+
+    /// [`Search::count_options`]'s update.
+    fn update_counts(&self, st: &mut State, scratch: &mut [u64]) {
         let n = st.win.len();
         let target = |st: &State, s: usize| {
             if self.eligible(st, s) && st.win[s].0 < st.win[s].1 {
