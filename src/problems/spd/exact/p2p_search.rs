@@ -29,8 +29,10 @@
 //!    needs that many new hosts: prune when the open hosts plus it exceed `k`.
 //!    When it leaves room for no other new host (and room for three or
 //!    more), each picked orphan gets a new server of its own: a small
-//!    bounded search checks that some such choice fits pairwise and covers
-//!    every orphan (`packing`).
+//!    bounded search (forward checking, and a client only one pick can
+//!    cover narrowing that pick's servers) checks that some such choice
+//!    fits pairwise and leaves every unassigned client a window, the open
+//!    hosts' narrowed by the new ones (`packing`).
 //!    With room for one more host, one new server must take every orphan;
 //!    with room for two, two new servers must cover them, the orphans only
 //!    one of them can take fitting together on it and across the pair.
@@ -453,7 +455,7 @@ impl<'a> Search<'a> {
         if self.packing
             && st.hosts + picked.len() == self.k
             && self.k >= st.hosts + 3
-            && !self.packing_fits(&st, &orphans, &picked)
+            && !self.packing_fits(&st, &picked)
         {
             self.packing_refuted += 1;
             return Ok(None);

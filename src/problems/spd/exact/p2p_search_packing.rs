@@ -9,17 +9,20 @@
 //! exactly one per picked orphan, and [`Search::packing_fits`] asks whether
 //! some choice of a server per picked orphan works: the servers distinct,
 //! every pair of picked orphans fitting across its two servers, and every
-//! orphan inside the window one of them leaves it (each new host's window
-//! narrowed by the picked orphans on the others, as the search narrows
-//! windows). A necessary condition, decided by a small backtracking search
-//! of at most [`PACKING_NODES`] nodes (past it the check prunes nothing).
-//! The search runs it only with room for three or more new hosts (with
-//! one or two, its own checks were as strong: the same node counts).
+//! unassigned client inside a window left (each new host's window narrowed
+//! by the picked orphans on the others, each open host's window by the new
+//! hosts' picked orphans, as the search narrows windows). A necessary
+//! condition, decided by a small backtracking search with forward checking
+//! and coverage propagation of at most [`PACKING_NODES`] nodes (past it the
+//! check prunes nothing). The search runs it only with room for three or
+//! more new hosts (with one or two, its own checks were as strong: the same
+//! node counts).
 //!
 //! Complexity: the packing `O(r·n·(log m + m/64))` for `r` picks, `n`
 //! servers and `m` clients (as the bound alone cost before); a check adds
-//! the same again for its candidates and `O(PACKING_NODES·r·(log m +
-//! m/64))` for its backtracking.
+//! `O(a·(log m + m/64))` for its `a` candidates, and per backtracking node
+//! `O(a·(r·log m + m/64) + h·(r·log m + m/64))` for `h` open hosts, at most
+//! [`PACKING_NODES`] nodes.
 
 use super::bits::{clear, ones, set, Counts};
 use super::{Search, State};
@@ -36,8 +39,6 @@ struct Packing {
     /// access on it, and the server's window left by that orphan's
     /// same-host pairs.
     cands: Vec<Cand>,
-    /// Per candidate, `w` words: the orphans that window holds.
-    bits: Vec<u64>,
 }
 
 #[derive(Clone, Copy)]
@@ -100,17 +101,15 @@ impl Search<'_> {
     }
 
     /// The candidate servers of each picked orphan.
-    fn candidates(&self, st: &State, orphans: &[u64], picked: &[usize]) -> Packing {
+    fn candidates(&self, st: &State, picked: &[usize]) -> Packing {
         let mut pk = Packing {
             picked: picked.to_vec(),
             cands: Vec::new(),
-            bits: Vec::new(),
         };
         let mut scratch = vec![0u64; self.w];
         for (pick, &o) in picked.iter().enumerate() {
-            self.each_candidate(st, o, &mut scratch, |s, x, win, z| {
+            self.each_candidate(st, o, &mut scratch, |s, x, win, _| {
                 pk.cands.push(Cand { pick, s, x, win });
-                pk.bits.extend(z.iter().zip(orphans).map(|(z, o)| z & o));
             });
         }
         pk
@@ -118,48 +117,28 @@ impl Search<'_> {
 
     /// With the packing as large as the room left: can each picked orphan
     /// get a server of its own so that the picked orphans' pairs fit and
-    /// every orphan lies in some new host's window? `false` only when no
-    /// choice works (then the node is refuted); `true` also when
-    /// [`PACKING_NODES`] run out. Picked orphans with fewest candidate
-    /// servers are placed first; a partial choice stops when the orphans
-    /// neither its hosts' windows nor any later candidate's hold are left.
-    pub(super) fn packing_fits(&self, st: &State, orphans: &[u64], picked: &[usize]) -> bool {
-        let pk = &self.candidates(st, orphans, picked);
-        let (r, w) = (pk.picked.len(), self.w);
-        // each pick's candidates are one run of `cands` (pushed in order)
-        let mut by = vec![(0usize, 0usize); r];
-        for (i, c) in pk.cands.iter().enumerate() {
-            if by[c.pick].1 == 0 {
-                by[c.pick].0 = i;
-            }
-            by[c.pick].1 = i + 1;
-        }
-        let mut order: Vec<usize> = (0..r).collect();
-        order.sort_unstable_by_key(|&i| (by[i].1 - by[i].0, i));
-        // suf[i]: what the picks order[i..] could cover at most
-        let mut suf = vec![0u64; (r + 1) * w];
-        for i in (0..r).rev() {
-            let (head, tail) = suf.split_at_mut((i + 1) * w);
-            let row = &mut head[i * w..];
-            row.copy_from_slice(&tail[..w]);
-            set(row, pk.picked[order[i]]);
-            let (from, to) = by[order[i]];
-            for ci in from..to {
-                for (y, z) in row.iter_mut().zip(&pk.bits[ci * w..(ci + 1) * w]) {
-                    *y |= z;
-                }
-            }
-        }
+    /// every unassigned client lies in some window left? `false` only when
+    /// no choice works (then the node is refuted); `true` also when
+    /// [`PACKING_NODES`] run out. A backtracking search with forward
+    /// checking: choosing a server for a pick removes the other picks'
+    /// candidates that clash with it (the same server, or their pair out
+    /// of the limits) and narrows every live candidate's window and every
+    /// open host's window by it; the pick with fewest live candidates goes
+    /// next.
+    pub(super) fn packing_fits(&self, st: &State, picked: &[usize]) -> bool {
+        let pk = &self.candidates(st, picked);
+        let hosts = (0..st.env.len())
+            .filter(|&h| st.env[h].is_some())
+            .map(|h| (h, st.win[h]))
+            .collect();
         let mut fit = Fit {
-            orphans,
+            open: &st.open,
             pk,
-            by: &by,
-            order: &order,
-            suf: &suf,
-            chosen: Vec::with_capacity(r),
+            hosts,
+            live: pk.cands.iter().map(|c| Some(c.win)).collect(),
+            chosen: vec![None; pk.picked.len()],
             budget: PACKING_NODES,
-            scratch: vec![0u64; w],
-            cov: vec![0u64; w],
+            scratch: vec![0u64; self.w],
         };
         self.fit_from(&mut fit)
     }
@@ -170,62 +149,173 @@ impl Search<'_> {
             return true;
         }
         f.budget -= 1;
-        let (i, w) = (f.chosen.len(), self.w);
-        f.cov.copy_from_slice(&f.suf[i * w..(i + 1) * w]);
-        for d in &f.chosen {
-            self.window_bits(d.s, d.win, &mut f.scratch);
-            for (y, z) in f.cov.iter_mut().zip(&f.scratch) {
-                *y |= z;
-            }
-            set(&mut f.cov, f.pk.picked[d.pick]);
-        }
-        if f.orphans.iter().zip(&f.cov).any(|(o, c)| o & !c != 0) {
+        let Some(next) = self.fit_cover(f) else {
             return false;
-        }
-        if i == f.order.len() {
+        };
+        let Some(pick) = next else {
             return true;
-        }
-        let (from, to) = f.by[f.order[i]];
-        for j in from..to {
-            let c = f.pk.cands[j];
-            let clash = f
-                .chosen
-                .iter()
-                .any(|d| d.s == c.s || !self.lim.fits(pair_q(self.inst, c.s, c.x, d.s, d.x)));
-            if clash {
+        };
+        for j in 0..f.pk.cands.len() {
+            if f.pk.cands[j].pick != pick || f.live[j].is_none() {
                 continue;
             }
-            let mut nc = c;
-            let saved: Vec<(usize, usize)> = f.chosen.iter().map(|d| d.win).collect();
-            for d in f.chosen.iter_mut() {
-                nc.win = self.narrow(c.s, nc.win, d.s, d.x, d.x);
-                d.win = self.narrow(d.s, d.win, c.s, c.x, c.x);
-            }
-            f.chosen.push(nc);
+            let saved = f.live.clone();
+            self.fit_choose(f, j);
+            f.chosen[pick] = Some(j);
             let fits = self.fit_from(f);
-            f.chosen.pop();
-            for (d, win) in f.chosen.iter_mut().zip(saved) {
-                d.win = win;
-            }
+            f.chosen[pick] = None;
+            f.live = saved;
             if fits {
                 return true;
             }
         }
         false
     }
+
+    /// Chooses candidate `j` for its pick: the other picks' candidates
+    /// that clash with it go, every other live window narrows by it.
+    fn fit_choose(&self, f: &mut Fit, j: usize) {
+        let c = f.pk.cands[j];
+        for (k, d) in f.pk.cands.iter().enumerate() {
+            let Some(win) = f.live[k] else {
+                continue;
+            };
+            if d.pick == c.pick {
+                continue;
+            }
+            let clash = d.s == c.s || !self.lim.fits(pair_q(self.inst, c.s, c.x, d.s, d.x));
+            f.live[k] = if clash && f.chosen[d.pick].is_none() {
+                None
+            } else {
+                Some(self.narrow(d.s, win, c.s, c.x, c.x))
+            };
+        }
+    }
+
+    /// The coverage test of a partial choice, with its propagation. Every
+    /// unassigned client must lie in a chosen candidate's window, an open
+    /// host's window narrowed by the chosen candidates, or the window of a
+    /// live candidate of a pick not yet chosen; a client only one such
+    /// pick can cover removes that pick's candidates whose window misses
+    /// it (repeated until nothing changes). `None`: it fails (a client no
+    /// one covers, or a pick without candidates); `Some(None)`: every pick
+    /// is chosen; `Some(Some(p))`: the pick to choose next (fewest live
+    /// candidates).
+    fn fit_cover(&self, f: &mut Fit) -> Option<Option<usize>> {
+        let w = self.w;
+        let needy = self.fit_needy(f);
+        let open: Vec<usize> = (0..f.pk.picked.len())
+            .filter(|&p| f.chosen[p].is_none())
+            .collect();
+        // the live candidates of the picks not chosen, as bits
+        let mut bits = vec![0u64; f.pk.cands.len() * w];
+        for (k, d) in f.pk.cands.iter().enumerate() {
+            if let (Some(win), None) = (f.live[k], f.chosen[d.pick]) {
+                self.window_bits(d.s, win, &mut bits[k * w..(k + 1) * w]);
+            }
+        }
+        loop {
+            let mut union = vec![0u64; open.len() * w];
+            let mut alive = vec![0usize; open.len()];
+            for (i, &p) in open.iter().enumerate() {
+                for (k, d) in f.pk.cands.iter().enumerate() {
+                    if d.pick == p && f.live[k].is_some() {
+                        alive[i] += 1;
+                        or_into(&mut union[i * w..(i + 1) * w], &bits[k * w..(k + 1) * w]);
+                    }
+                }
+            }
+            if alive.contains(&0) {
+                return None;
+            }
+            // the clients some pick covers, and those two or more cover
+            let (mut any, mut more) = (vec![0u64; w], vec![0u64; w]);
+            for u in union.chunks(w) {
+                for ((a, b), u) in any.iter_mut().zip(more.iter_mut()).zip(u) {
+                    *b |= *a & u;
+                    *a |= u;
+                }
+            }
+            if !covers(&needy, &any) {
+                return None;
+            }
+            let mut changed = false;
+            for (i, &p) in open.iter().enumerate() {
+                // the needy clients only pick `p` covers
+                let only: Vec<u64> = (0..w)
+                    .map(|x| needy[x] & union[i * w + x] & !more[x])
+                    .collect();
+                changed |= self.fit_keep_covering(f, p, &only, &bits);
+            }
+            if !changed {
+                let next = (0..open.len()).min_by_key(|&i| (alive[i], open[i]));
+                return Some(next.map(|i| open[i]));
+            }
+        }
+    }
+
+    /// The unassigned clients neither the picks themselves, nor the chosen
+    /// candidates' windows, nor the open hosts' windows narrowed by the
+    /// chosen candidates hold.
+    fn fit_needy(&self, f: &mut Fit) -> Vec<u64> {
+        let mut base = vec![0u64; self.w];
+        f.pk.picked.iter().for_each(|&o| set(&mut base, o));
+        for &j in f.chosen.iter().flatten() {
+            let d = f.pk.cands[j];
+            self.window_bits(d.s, f.live[j].unwrap_or(d.win), &mut f.scratch);
+            or_into(&mut base, &f.scratch);
+        }
+        for &(h, win) in &f.hosts {
+            let win = f.chosen.iter().flatten().fold(win, |win, &j| {
+                let d = f.pk.cands[j];
+                self.narrow(h, win, d.s, d.x, d.x)
+            });
+            self.window_bits(h, win, &mut f.scratch);
+            or_into(&mut base, &f.scratch);
+        }
+        f.open.iter().zip(&base).map(|(o, b)| o & !b).collect()
+    }
+
+    /// Removes pick `p`'s live candidates whose window (`bits`) misses a
+    /// client of `only`; whether any went.
+    fn fit_keep_covering(&self, f: &mut Fit, p: usize, only: &[u64], bits: &[u64]) -> bool {
+        if only.iter().all(|&x| x == 0) {
+            return false;
+        }
+        let w = self.w;
+        let mut changed = false;
+        for (k, d) in f.pk.cands.iter().enumerate() {
+            if d.pick == p && f.live[k].is_some() && !covers(only, &bits[k * w..(k + 1) * w]) {
+                f.live[k] = None;
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// `y |= z`, word by word.
+fn or_into(y: &mut [u64], z: &[u64]) {
+    y.iter_mut().zip(z).for_each(|(y, z)| *y |= z);
+}
+
+/// Whether every client of `open` is in `cov`.
+fn covers(open: &[u64], cov: &[u64]) -> bool {
+    open.iter().zip(cov).all(|(o, c)| o & !c == 0)
 }
 
 /// The state of one [`Search::packing_fits`] check.
 struct Fit<'p> {
-    orphans: &'p [u64],
+    /// The node's unassigned clients.
+    open: &'p [u64],
     pk: &'p Packing,
-    /// Per picked orphan, its run of candidates.
-    by: &'p [(usize, usize)],
-    order: &'p [usize],
-    suf: &'p [u64],
-    /// The candidates chosen so far, their windows narrowed by each other.
-    chosen: Vec<Cand>,
+    /// The node's hosts and their windows.
+    hosts: Vec<(usize, (usize, usize))>,
+    /// Per candidate, its window narrowed by the chosen candidates
+    /// (`None`: it clashes with one).
+    live: Vec<Option<(usize, usize)>>,
+    /// Per pick, its chosen candidate.
+    chosen: Vec<Option<usize>>,
     budget: u32,
     scratch: Vec<u64>,
-    cov: Vec<u64>,
 }
