@@ -32,7 +32,9 @@
 //!    bounded search (forward checking, and a client only one pick can
 //!    cover narrowing that pick's servers) checks that some such choice
 //!    fits pairwise and leaves every unassigned client a window, the open
-//!    hosts' narrowed by the new ones (`packing`).
+//!    hosts' narrowed by the new ones (`packing`); with room for one more
+//!    new host than that, the clients no picked orphan's server can take
+//!    must fit one other new server.
 //!    With room for one more host, one new server must take every orphan;
 //!    with room for two, two new servers must cover them, the orphans only
 //!    one of them can take fitting together on it and across the pair.
@@ -453,9 +455,9 @@ impl<'a> Search<'a> {
         }
         // (with room for one or two, the checks below are as strong)
         if self.packing
-            && st.hosts + picked.len() == self.k
+            && st.hosts + picked.len() + 1 >= self.k
             && self.k >= st.hosts + 3
-            && !self.packing_fits(&st, &picked)
+            && !self.packing_fits(&st, &picked, st.hosts + picked.len() < self.k)
         {
             self.packing_refuted += 1;
             return Ok(None);

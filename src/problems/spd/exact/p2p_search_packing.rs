@@ -14,9 +14,11 @@
 //! hosts' picked orphans, as the search narrows windows). A necessary
 //! condition, decided by a small backtracking search with forward checking
 //! and coverage propagation of at most [`PACKING_NODES`] nodes (past it the
-//! check prunes nothing). The search runs it only with room for three or
-//! more new hosts (with one or two, its own checks were as strong: the same
-//! node counts).
+//! check prunes nothing). When the packing is one short of the room, the
+//! same check runs with one *extra* new host ([`EXTRA_NODES`] nodes): the
+//! clients no pick's server can take must fit one other server. The search
+//! runs it only with room for three or more new hosts (with one or two,
+//! its own checks were as strong: the same node counts).
 //!
 //! Complexity: the packing `O(r·n·(log m + m/64))` for `r` picks, `n`
 //! servers and `m` clients (as the bound alone cost before); a check adds
@@ -31,6 +33,11 @@ use crate::problems::spd::exact::p2p::pair_q;
 /// Most nodes of one [`Search::packing_fits`] check; past them it answers
 /// "fits" (prunes nothing).
 pub(super) const PACKING_NODES: u32 = 128;
+
+/// The same for a check with one extra new host: such checks refute less
+/// often and pass (or run out) more often, so they get fewer nodes
+/// (measured at 200 × 1,000: 24, 48 and 128 nodes, 48 best).
+pub(super) const EXTRA_NODES: u32 = 48;
 
 /// The candidates of a tight packing's picked orphans.
 struct Packing {
@@ -125,19 +132,31 @@ impl Search<'_> {
     /// of the limits) and narrows every live candidate's window and every
     /// open host's window by it; the pick with fewest live candidates goes
     /// next.
-    pub(super) fn packing_fits(&self, st: &State, picked: &[usize]) -> bool {
+    ///
+    /// With `extra`, one more new host may take clients beside the picks'
+    /// (the packing is one short of the room): the clients no pick's
+    /// candidate covers must then fit one other non-host server's window
+    /// (narrowed by the chosen candidates), and a client such a server
+    /// could take restricts no pick.
+    pub(super) fn packing_fits(&self, st: &State, picked: &[usize], extra: bool) -> bool {
         let pk = &self.candidates(st, picked);
         let hosts = (0..st.env.len())
             .filter(|&h| st.env[h].is_some())
             .map(|h| (h, st.win[h]))
-            .collect();
+            .collect::<Vec<_>>();
+        let nh = hosts.len();
         let mut fit = Fit {
             open: &st.open,
             pk,
+            extra: extra.then(|| self.extra_servers(st)),
             hosts,
             live: pk.cands.iter().map(|c| Some(c.win)).collect(),
+            bits: vec![0u64; pk.cands.len() * self.w],
+            bits_of: vec![None; pk.cands.len()],
+            host_bits: vec![0u64; nh * self.w],
+            host_bits_of: vec![None; nh],
             chosen: vec![None; pk.picked.len()],
-            budget: PACKING_NODES,
+            budget: if extra { EXTRA_NODES } else { PACKING_NODES },
             scratch: vec![0u64; self.w],
         };
         self.fit_from(&mut fit)
@@ -159,12 +178,12 @@ impl Search<'_> {
             if f.pk.cands[j].pick != pick || f.live[j].is_none() {
                 continue;
             }
-            let saved = f.live.clone();
+            let saved = (f.live.clone(), f.hosts.clone());
             self.fit_choose(f, j);
             f.chosen[pick] = Some(j);
             let fits = self.fit_from(f);
             f.chosen[pick] = None;
-            f.live = saved;
+            (f.live, f.hosts) = saved;
             if fits {
                 return true;
             }
@@ -180,7 +199,7 @@ impl Search<'_> {
             let Some(win) = f.live[k] else {
                 continue;
             };
-            if d.pick == c.pick {
+            if d.pick == c.pick || f.chosen[d.pick].is_some_and(|x| x != k) {
                 continue;
             }
             let clash = d.s == c.s || !self.lim.fits(pair_q(self.inst, c.s, c.x, d.s, d.x));
@@ -189,6 +208,9 @@ impl Search<'_> {
             } else {
                 Some(self.narrow(d.s, win, c.s, c.x, c.x))
             };
+        }
+        for (h, win) in f.hosts.iter_mut() {
+            *win = self.narrow(*h, *win, c.s, c.x, c.x);
         }
     }
 
@@ -203,17 +225,39 @@ impl Search<'_> {
     /// candidates).
     fn fit_cover(&self, f: &mut Fit) -> Option<Option<usize>> {
         let w = self.w;
-        let needy = self.fit_needy(f);
         let open: Vec<usize> = (0..f.pk.picked.len())
             .filter(|&p| f.chosen[p].is_none())
             .collect();
-        // the live candidates of the picks not chosen, as bits
-        let mut bits = vec![0u64; f.pk.cands.len() * w];
+        // the chosen candidates and the live ones of the picks not chosen,
+        // as bits (each recomputed only when its window changed)
+        let mut bits = std::mem::take(&mut f.bits);
         for (k, d) in f.pk.cands.iter().enumerate() {
-            if let (Some(win), None) = (f.live[k], f.chosen[d.pick]) {
-                self.window_bits(d.s, win, &mut bits[k * w..(k + 1) * w]);
+            if f.chosen[d.pick].is_some_and(|j| j != k) {
+                continue;
+            }
+            if let Some(win) = f.live[k] {
+                if f.bits_of[k] != Some(win) {
+                    f.bits_of[k] = Some(win);
+                    self.window_bits(d.s, win, &mut bits[k * w..(k + 1) * w]);
+                }
             }
         }
+        let needy = self.fit_needy(f, &bits);
+        let out = self.fit_propagate(f, &needy, &open, &bits);
+        f.bits = bits;
+        out
+    }
+
+    /// [`Search::fit_cover`]'s propagation over the picks `open` not yet
+    /// chosen, their candidates' windows as `bits`.
+    fn fit_propagate(
+        &self,
+        f: &mut Fit,
+        needy: &[u64],
+        open: &[usize],
+        bits: &[u64],
+    ) -> Option<Option<usize>> {
+        let w = self.w;
         loop {
             let mut union = vec![0u64; open.len() * w];
             let mut alive = vec![0usize; open.len()];
@@ -236,16 +280,16 @@ impl Search<'_> {
                     *a |= u;
                 }
             }
-            if !covers(&needy, &any) {
-                return None;
-            }
+            // what the extra new host may take (nothing without one)
+            let left: Vec<u64> = needy.iter().zip(&any).map(|(n, a)| n & !a).collect();
+            let spare = self.fit_extra(f, &left)?;
             let mut changed = false;
             for (i, &p) in open.iter().enumerate() {
                 // the needy clients only pick `p` covers
                 let only: Vec<u64> = (0..w)
-                    .map(|x| needy[x] & union[i * w + x] & !more[x])
+                    .map(|x| needy[x] & union[i * w + x] & !more[x] & !spare[x])
                     .collect();
-                changed |= self.fit_keep_covering(f, p, &only, &bits);
+                changed |= self.fit_keep_covering(f, p, &only, bits);
             }
             if !changed {
                 let next = (0..open.len()).min_by_key(|&i| (alive[i], open[i]));
@@ -254,24 +298,81 @@ impl Search<'_> {
         }
     }
 
+    /// The non-host servers an extra new host may be, with their windows.
+    fn extra_servers(&self, st: &State) -> Extra {
+        let servers = (0..st.env.len())
+            .filter(|&t| st.env[t].is_none() && st.win[t].0 < st.win[t].1)
+            .map(|t| (t, st.win[t]))
+            .collect();
+        Extra {
+            servers,
+            union: None,
+        }
+    }
+
+    /// The clients an extra new host may take, given the clients `left`
+    /// no pick covers: they must all fit one server no chosen candidate
+    /// uses, in its window narrowed by the chosen candidates (`None`: no
+    /// server holds them). Without an extra host, `left` must be empty.
+    /// With `left` empty, every non-host server's window counts (their
+    /// union, computed once per check).
+    fn fit_extra(&self, f: &mut Fit, left: &[u64]) -> Option<Vec<u64>> {
+        let w = self.w;
+        let none = left.iter().all(|&x| x == 0);
+        let Some(ex) = &mut f.extra else {
+            return none.then(|| vec![0u64; w]);
+        };
+        if none {
+            if ex.union.is_none() {
+                let mut u = vec![0u64; w];
+                for &(t, win) in &ex.servers {
+                    self.window_bits(t, win, &mut f.scratch);
+                    or_into(&mut u, &f.scratch);
+                }
+                ex.union = Some(u);
+            }
+            return ex.union.clone();
+        }
+        let n = self.inst.servers();
+        let holds = |t: usize, (a, b): (usize, usize)| {
+            ones(left).all(|c| (a..b).contains(&(self.at[c * n + t] as usize)))
+        };
+        let mut spare = vec![0u64; w];
+        let mut held = false;
+        for &(t, win) in &ex.servers {
+            if !holds(t, win) || f.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
+                continue;
+            }
+            let win = f.chosen.iter().flatten().fold(win, |win, &j| {
+                let d = f.pk.cands[j];
+                self.narrow(t, win, d.s, d.x, d.x)
+            });
+            if holds(t, win) {
+                held = true;
+                self.window_bits(t, win, &mut f.scratch);
+                or_into(&mut spare, &f.scratch);
+            }
+        }
+        held.then_some(spare)
+    }
+
     /// The unassigned clients neither the picks themselves, nor the chosen
     /// candidates' windows, nor the open hosts' windows narrowed by the
     /// chosen candidates hold.
-    fn fit_needy(&self, f: &mut Fit) -> Vec<u64> {
-        let mut base = vec![0u64; self.w];
+    fn fit_needy(&self, f: &mut Fit, bits: &[u64]) -> Vec<u64> {
+        let w = self.w;
+        let mut base = vec![0u64; w];
         f.pk.picked.iter().for_each(|&o| set(&mut base, o));
         for &j in f.chosen.iter().flatten() {
-            let d = f.pk.cands[j];
-            self.window_bits(d.s, f.live[j].unwrap_or(d.win), &mut f.scratch);
-            or_into(&mut base, &f.scratch);
+            or_into(&mut base, &bits[j * w..(j + 1) * w]);
         }
-        for &(h, win) in &f.hosts {
-            let win = f.chosen.iter().flatten().fold(win, |win, &j| {
-                let d = f.pk.cands[j];
-                self.narrow(h, win, d.s, d.x, d.x)
-            });
-            self.window_bits(h, win, &mut f.scratch);
-            or_into(&mut base, &f.scratch);
+        for (i, &(h, win)) in f.hosts.iter().enumerate() {
+            let hb = &mut f.host_bits[i * w..(i + 1) * w];
+            if f.host_bits_of[i] != Some(win) {
+                f.host_bits_of[i] = Some(win);
+                self.window_bits(h, win, hb);
+            }
+            or_into(&mut base, hb);
         }
         f.open.iter().zip(&base).map(|(o, b)| o & !b).collect()
     }
@@ -304,18 +405,36 @@ fn covers(open: &[u64], cov: &[u64]) -> bool {
     open.iter().zip(cov).all(|(o, c)| o & !c == 0)
 }
 
+/// The servers an extra new host may be ([`Search::packing_fits`]).
+struct Extra {
+    /// Non-host servers and their windows.
+    servers: Vec<(usize, (usize, usize))>,
+    /// The union of their windows' clients, once computed.
+    union: Option<Vec<u64>>,
+}
+
 /// The state of one [`Search::packing_fits`] check.
 struct Fit<'p> {
     /// The node's unassigned clients.
     open: &'p [u64],
     pk: &'p Packing,
-    /// The node's hosts and their windows.
+    /// With one more new host than picks: the servers it may be.
+    extra: Option<Extra>,
+    /// The node's hosts and their windows, narrowed by the chosen
+    /// candidates.
     hosts: Vec<(usize, (usize, usize))>,
     /// Per candidate, its window narrowed by the chosen candidates
     /// (`None`: it clashes with one).
     live: Vec<Option<(usize, usize)>>,
     /// Per pick, its chosen candidate.
     chosen: Vec<Option<usize>>,
+    /// Per candidate, `w` words: its window's clients, for the window
+    /// `bits_of` (`None`: not computed yet).
+    bits: Vec<u64>,
+    bits_of: Vec<Option<(usize, usize)>>,
+    /// The same for the open hosts' windows.
+    host_bits: Vec<u64>,
+    host_bits_of: Vec<Option<(usize, usize)>>,
     budget: u32,
     scratch: Vec<u64>,
 }
