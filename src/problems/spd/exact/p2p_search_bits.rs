@@ -63,32 +63,30 @@ impl Counts {
     /// loop (a separate call cost about 20% of `host-search`'s time).
     #[inline]
     pub(super) fn add(&mut self, x: &[u64]) {
-        let w = self.w;
-        for (i, &v) in x.iter().enumerate() {
-            let mut carry = v;
-            for k in 0..self.slices {
-                let word = &mut self.b[k * w + i];
-                let next = *word & carry;
-                *word ^= carry;
-                carry = next;
-            }
-            debug_assert_eq!(carry, 0, "a count passed its most");
-        }
+        self.ripple::<false>(x);
     }
 
     /// Subtracts one from every client in `x` (each counted before).
     #[inline]
     pub(super) fn sub(&mut self, x: &[u64]) {
+        self.ripple::<true>(x);
+    }
+
+    /// Adds one to (`SUB`: subtracts one from) every client in `x`: a
+    /// ripple of carries (borrows) up the slices.
+    #[inline]
+    fn ripple<const SUB: bool>(&mut self, x: &[u64]) {
         let w = self.w;
         for (i, &v) in x.iter().enumerate() {
-            let mut borrow = v;
+            let mut carry = v;
             for k in 0..self.slices {
                 let word = &mut self.b[k * w + i];
-                let next = !*word & borrow;
-                *word ^= borrow;
-                borrow = next;
+                // a borrow passes where the bit was 0, a carry where it was 1
+                let next = if SUB { !*word } else { *word } & carry;
+                *word ^= carry;
+                carry = next;
             }
-            debug_assert_eq!(borrow, 0, "a count went below zero");
+            debug_assert_eq!(carry, 0, "a count left its range");
         }
     }
 
