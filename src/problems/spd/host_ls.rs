@@ -204,15 +204,18 @@ fn improve(st: &mut State) {
     while swap_pass(st) {}
 }
 
-/// The feasible solutions of the paper's P2P heuristics (the starts).
+/// The paper's P2P heuristics whose solutions `host-ls` starts from, in
+/// the order it takes them.
+pub(crate) const START_ENGINES: [&dyn Engine<SpdInstance>; 3] =
+    [&AlgorithmMatching, &Spdp2pH, &Zizo];
+
+/// The solutions of the paper's P2P heuristics ([`START_ENGINES`]).
 fn starts(inst: &SpdInstance) -> Vec<SpdSolution> {
     let opts = SolveOptions::new(None, 0);
     let ctx = Ctx::new(&opts);
-    let engines: [&dyn Engine<SpdInstance>; 3] = [&AlgorithmMatching, &Spdp2pH, &Zizo];
-    engines
+    START_ENGINES
         .iter()
         .filter_map(|e| e.solve(inst, &ctx).solution)
-        .filter(|sol| evaluate_spd(inst, sol).is_feasible())
         .collect()
 }
 
@@ -220,8 +223,18 @@ fn starts(inst: &SpdInstance) -> Vec<SpdSolution> {
 /// best result by the evaluator (fewest hosts, then delay, then
 /// variation); `None` when no start heuristic finds a feasible solution.
 pub fn host_ls(inst: &SpdInstance) -> Option<SpdSolution> {
+    host_ls_from(inst, starts(inst))
+}
+
+/// [`host_ls`] from given starts (the solutions of [`START_ENGINES`], in
+/// that order; the infeasible ones are skipped), for callers that ran
+/// those heuristics already.
+pub(crate) fn host_ls_from(inst: &SpdInstance, starts: Vec<SpdSolution>) -> Option<SpdSolution> {
     let mut best: Option<(SpdMetrics, SpdSolution)> = None;
-    for first in starts(inst) {
+    let feasible = starts
+        .into_iter()
+        .filter(|sol| evaluate_spd(inst, sol).is_feasible());
+    for first in feasible {
         let mut st = State::new(inst, first.assign.clone());
         improve(&mut st);
         let sol = SpdSolution {

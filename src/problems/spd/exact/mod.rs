@@ -152,12 +152,10 @@ use crate::core::{SolveOptions, Status};
 use crate::problems::spd::algorithm_matching::AlgorithmMatching;
 use crate::problems::spd::engines::{SpdOutcome, LEXICOGRAPHIC};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
-use crate::problems::spd::host_ls::HostLs;
+use crate::problems::spd::host_ls::{host_ls_from, START_ENGINES};
 use crate::problems::spd::host_search::{host_search_from, HOST_SEARCH_NODES};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::spdcs_h::SpdcsH;
-use crate::problems::spd::spdp2p_h::Spdp2pH;
-use crate::problems::spd::zizo::Zizo;
 
 /// At most this many explicit candidate delay values are listed for the
 /// P2P delay/variation searches; above it, bisection runs on reals first.
@@ -202,19 +200,21 @@ pub(crate) fn keep_better(best: &mut Option<Scored>, cand: Option<Scored>) {
 pub(crate) fn heuristic_incumbent(inst: &SpdInstance, ctx: &Ctx) -> Option<Scored> {
     // The paper's heuristics are cheap and always run, so that even a run
     // out of time has an incumbent; host-ls only while time is left.
-    let mut engines: Vec<&dyn Engine<SpdInstance>> = vec![&AlgorithmMatching];
-    match inst.model {
-        CommModel::Cs => engines.push(&SpdcsH),
-        CommModel::P2p => engines.extend([&Spdp2pH as &dyn Engine<SpdInstance>, &Zizo]),
-    }
+    // (host-ls starts from the same P2P heuristics' solutions: they run once)
+    let engines: &[&dyn Engine<SpdInstance>] = match inst.model {
+        CommModel::Cs => &[&AlgorithmMatching, &SpdcsH],
+        CommModel::P2p => &START_ENGINES,
+    };
+    let sols: Vec<SpdSolution> = engines
+        .iter()
+        .filter_map(|e| e.solve(inst, ctx).solution)
+        .collect();
     let mut best = None;
-    for e in engines {
-        if let Some(sol) = e.solve(inst, ctx).solution {
-            keep_better(&mut best, score(inst, sol));
-        }
+    for sol in &sols {
+        keep_better(&mut best, score(inst, sol.clone()));
     }
     if inst.model == CommModel::P2p && !ctx.deadline.expired() {
-        if let Some(sol) = HostLs.solve(inst, ctx).solution {
+        if let Some(sol) = host_ls_from(inst, sols) {
             keep_better(&mut best, score(inst, sol));
         }
     }
