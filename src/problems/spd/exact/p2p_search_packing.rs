@@ -44,8 +44,16 @@ struct Packing {
     picked: Vec<usize>,
     /// Per candidate: the picked orphan's index, the server, the orphan's
     /// access on it, and the server's window left by that orphan's
-    /// same-host pairs.
+    /// same-host pairs. By pick: pick `p`'s are `cands[of[p]..of[p+1]]`.
     cands: Vec<Cand>,
+    of: Vec<usize>,
+}
+
+impl Packing {
+    /// The indices of pick `p`'s candidates.
+    fn of(&self, p: usize) -> std::ops::Range<usize> {
+        self.of[p]..self.of[p + 1]
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -112,12 +120,14 @@ impl Search<'_> {
         let mut pk = Packing {
             picked: picked.to_vec(),
             cands: Vec::new(),
+            of: vec![0],
         };
         let mut scratch = vec![0u64; self.w];
         for (pick, &o) in picked.iter().enumerate() {
             self.each_candidate(st, o, &mut scratch, |s, x, win, _| {
                 pk.cands.push(Cand { pick, s, x, win });
             });
+            pk.of.push(pk.cands.len());
         }
         pk
     }
@@ -158,6 +168,7 @@ impl Search<'_> {
             chosen: vec![None; pk.picked.len()],
             budget: if extra { EXTRA_NODES } else { PACKING_NODES },
             scratch: vec![0u64; self.w],
+            rounds: Rounds::new(pk.picked.len(), self.w),
         };
         self.fit_from(&mut fit)
     }
@@ -174,8 +185,8 @@ impl Search<'_> {
         let Some(pick) = next else {
             return true;
         };
-        for j in 0..f.pk.cands.len() {
-            if f.pk.cands[j].pick != pick || f.live[j].is_none() {
+        for j in f.pk.of(pick) {
+            if f.live[j].is_none() {
                 continue;
             }
             let saved = (f.live.clone(), f.hosts.clone());
@@ -249,7 +260,8 @@ impl Search<'_> {
     }
 
     /// [`Search::fit_cover`]'s propagation over the picks `open` not yet
-    /// chosen, their candidates' windows as `bits`.
+    /// chosen, their candidates' windows as `bits` (its buffers reused
+    /// across rounds and nodes: `f.rounds`).
     fn fit_propagate(
         &self,
         f: &mut Fit,
@@ -257,42 +269,65 @@ impl Search<'_> {
         open: &[usize],
         bits: &[u64],
     ) -> Option<Option<usize>> {
+        let mut r = std::mem::take(&mut f.rounds);
+        let out = self.fit_rounds(f, &mut r, needy, open, bits);
+        f.rounds = r;
+        out
+    }
+
+    /// The rounds of [`Search::fit_propagate`] until nothing changes.
+    fn fit_rounds(
+        &self,
+        f: &mut Fit,
+        r: &mut Rounds,
+        needy: &[u64],
+        open: &[usize],
+        bits: &[u64],
+    ) -> Option<Option<usize>> {
         let w = self.w;
         loop {
-            let mut union = vec![0u64; open.len() * w];
-            let mut alive = vec![0usize; open.len()];
+            // per open pick, its live candidates' clients and count
             for (i, &p) in open.iter().enumerate() {
-                for (k, d) in f.pk.cands.iter().enumerate() {
-                    if d.pick == p && f.live[k].is_some() {
-                        alive[i] += 1;
-                        or_into(&mut union[i * w..(i + 1) * w], &bits[k * w..(k + 1) * w]);
+                let u = &mut r.union[i * w..(i + 1) * w];
+                u.fill(0);
+                r.alive[i] = 0;
+                for k in f.pk.of(p) {
+                    if f.live[k].is_some() {
+                        r.alive[i] += 1;
+                        or_into(u, &bits[k * w..(k + 1) * w]);
                     }
                 }
-            }
-            if alive.contains(&0) {
-                return None;
+                if r.alive[i] == 0 {
+                    return None;
+                }
             }
             // the clients some pick covers, and those two or more cover
-            let (mut any, mut more) = (vec![0u64; w], vec![0u64; w]);
-            for u in union.chunks(w) {
-                for ((a, b), u) in any.iter_mut().zip(more.iter_mut()).zip(u) {
+            r.any.fill(0);
+            r.more.fill(0);
+            for u in r.union[..open.len() * w].chunks(w) {
+                for ((a, b), u) in r.any.iter_mut().zip(r.more.iter_mut()).zip(u) {
                     *b |= *a & u;
                     *a |= u;
                 }
             }
             // what the extra new host may take (nothing without one)
-            let left: Vec<u64> = needy.iter().zip(&any).map(|(n, a)| n & !a).collect();
-            let spare = self.fit_extra(f, &left)?;
+            for ((l, n), a) in r.left.iter_mut().zip(needy).zip(&r.any) {
+                *l = n & !a;
+            }
+            if !self.fit_extra(f, &r.left, &mut r.spare) {
+                return None;
+            }
             let mut changed = false;
             for (i, &p) in open.iter().enumerate() {
                 // the needy clients only pick `p` covers
-                let only: Vec<u64> = (0..w)
-                    .map(|x| needy[x] & union[i * w + x] & !more[x] & !spare[x])
-                    .collect();
-                changed |= self.fit_keep_covering(f, p, &only, bits);
+                let u = &r.union[i * w..(i + 1) * w];
+                for (x, o) in r.only.iter_mut().enumerate() {
+                    *o = needy[x] & u[x] & !r.more[x] & !r.spare[x];
+                }
+                changed |= self.fit_keep_covering(f, p, &r.only, bits);
             }
             if !changed {
-                let next = (0..open.len()).min_by_key(|&i| (alive[i], open[i]));
+                let next = (0..open.len()).min_by_key(|&i| (r.alive[i], open[i]));
                 return Some(next.map(|i| open[i]));
             }
         }
@@ -306,54 +341,73 @@ impl Search<'_> {
             .collect();
         Extra {
             servers,
-            union: None,
+            bits: Vec::new(),
+            union: Vec::new(),
         }
     }
 
-    /// The clients an extra new host may take, given the clients `left`
-    /// no pick covers: they must all fit one server no chosen candidate
-    /// uses, in its window narrowed by the chosen candidates (`None`: no
-    /// server holds them). Without an extra host, `left` must be empty.
-    /// With `left` empty, every non-host server's window counts (their
-    /// union, computed once per check).
-    fn fit_extra(&self, f: &mut Fit, left: &[u64]) -> Option<Vec<u64>> {
+    /// The clients an extra new host may take, into `spare`, given the
+    /// clients `left` no pick covers: they must all fit one server no
+    /// chosen candidate uses, in its window narrowed by the chosen
+    /// candidates (`false`: no server holds them). Without an extra host,
+    /// `left` must be empty. With `left` empty, every non-host server's
+    /// window counts (their union). The windows' bits are computed once
+    /// per check, and a server is tested on `left`'s nonzero words only:
+    /// `O(a·z)` for `a` servers and `z` such words, plus `O(h·(r·log m +
+    /// m/64))` for the `h` servers that hold `left`.
+    fn fit_extra(&self, f: &mut Fit, left: &[u64], spare: &mut [u64]) -> bool {
         let w = self.w;
         let none = left.iter().all(|&x| x == 0);
         let Some(ex) = &mut f.extra else {
-            return none.then(|| vec![0u64; w]);
+            spare.fill(0);
+            return none;
         };
-        if none {
-            if ex.union.is_none() {
-                let mut u = vec![0u64; w];
-                for &(t, win) in &ex.servers {
-                    self.window_bits(t, win, &mut f.scratch);
-                    or_into(&mut u, &f.scratch);
-                }
-                ex.union = Some(u);
-            }
-            return ex.union.clone();
+        if ex.bits.is_empty() {
+            self.extra_bits(ex);
         }
-        let n = self.inst.servers();
-        let holds = |t: usize, (a, b): (usize, usize)| {
-            ones(left).all(|c| (a..b).contains(&(self.at[c * n + t] as usize)))
-        };
-        let mut spare = vec![0u64; w];
+        if none {
+            spare.copy_from_slice(&ex.union);
+            return true;
+        }
+        let nz: Vec<(usize, u64)> = (0..w)
+            .filter(|&x| left[x] != 0)
+            .map(|x| (x, left[x]))
+            .collect();
+        let misses = |b: &[u64]| nz.iter().any(|&(x, v)| v & !b[x] != 0);
+        spare.fill(0);
         let mut held = false;
-        for &(t, win) in &ex.servers {
-            if !holds(t, win) || f.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
+        for (i, &(t, win)) in ex.servers.iter().enumerate() {
+            let b = &ex.bits[i * w..(i + 1) * w];
+            if misses(b) || f.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
                 continue;
             }
-            let win = f.chosen.iter().flatten().fold(win, |win, &j| {
+            let narrowed = f.chosen.iter().flatten().fold(win, |win, &j| {
                 let d = f.pk.cands[j];
                 self.narrow(t, win, d.s, d.x, d.x)
             });
-            if holds(t, win) {
+            let b = if narrowed == win {
+                b
+            } else {
+                self.window_bits(t, narrowed, &mut f.scratch);
+                &f.scratch[..]
+            };
+            if !misses(b) {
                 held = true;
-                self.window_bits(t, win, &mut f.scratch);
-                or_into(&mut spare, &f.scratch);
+                or_into(spare, b);
             }
         }
-        held.then_some(spare)
+        held
+    }
+
+    /// Fills the extra servers' window bits and their union.
+    fn extra_bits(&self, ex: &mut Extra) {
+        let w = self.w;
+        ex.bits = vec![0u64; ex.servers.len() * w];
+        ex.union = vec![0u64; w];
+        for (&(t, win), b) in ex.servers.iter().zip(ex.bits.chunks_mut(w)) {
+            self.window_bits(t, win, b);
+            or_into(&mut ex.union, b);
+        }
     }
 
     /// The unassigned clients neither the picks themselves, nor the chosen
@@ -385,8 +439,8 @@ impl Search<'_> {
         }
         let w = self.w;
         let mut changed = false;
-        for (k, d) in f.pk.cands.iter().enumerate() {
-            if d.pick == p && f.live[k].is_some() && !covers(only, &bits[k * w..(k + 1) * w]) {
+        for k in f.pk.of(p) {
+            if f.live[k].is_some() && !covers(only, &bits[k * w..(k + 1) * w]) {
                 f.live[k] = None;
                 changed = true;
             }
@@ -409,8 +463,10 @@ fn covers(open: &[u64], cov: &[u64]) -> bool {
 struct Extra {
     /// Non-host servers and their windows.
     servers: Vec<(usize, (usize, usize))>,
-    /// The union of their windows' clients, once computed.
-    union: Option<Vec<u64>>,
+    /// Once computed (empty before): per server, `w` words of its
+    /// window's clients, and the union of them all.
+    bits: Vec<u64>,
+    union: Vec<u64>,
 }
 
 /// The state of one [`Search::packing_fits`] check.
@@ -437,4 +493,36 @@ struct Fit<'p> {
     host_bits_of: Vec<Option<(usize, usize)>>,
     budget: u32,
     scratch: Vec<u64>,
+    rounds: Rounds,
+}
+
+/// The buffers of [`Search::fit_propagate`]'s rounds, `w` words per
+/// bitset.
+#[derive(Default)]
+struct Rounds {
+    /// Per pick (the open ones first), its live candidates' clients.
+    union: Vec<u64>,
+    /// Per pick, its live candidates.
+    alive: Vec<usize>,
+    /// Clients some open pick covers; two or more do; no open pick
+    /// does; the extra new host may take; only the current pick covers.
+    any: Vec<u64>,
+    more: Vec<u64>,
+    left: Vec<u64>,
+    spare: Vec<u64>,
+    only: Vec<u64>,
+}
+
+impl Rounds {
+    fn new(picks: usize, w: usize) -> Self {
+        Rounds {
+            union: vec![0; picks * w],
+            alive: vec![0; picks],
+            any: vec![0; w],
+            more: vec![0; w],
+            left: vec![0; w],
+            spare: vec![0; w],
+            only: vec![0; w],
+        }
+    }
 }
