@@ -39,6 +39,12 @@ pub(super) const PACKING_NODES: u32 = 128;
 /// (measured at 200 × 1,000: 24, 48 and 128 nodes, 48 best).
 pub(super) const EXTRA_NODES: u32 = 48;
 
+/// [`Search::fit_extra`] calls with clients left over that the tests
+/// cross-checked ([`Search::fit_extra_by_lookup`]).
+#[cfg(test)]
+pub(super) static EXTRA_CROSS_CHECKS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+
 /// The candidates of a tight packing's picked orphans.
 struct Packing {
     picked: Vec<usize>,
@@ -362,7 +368,7 @@ impl Search<'_> {
             spare.fill(0);
             return none;
         };
-        if ex.bits.is_empty() {
+        if ex.union.is_empty() {
             self.extra_bits(ex);
         }
         if none {
@@ -396,7 +402,45 @@ impl Search<'_> {
                 or_into(spare, b);
             }
         }
+        #[cfg(test)]
+        self.fit_extra_by_lookup(f, left, spare, held);
         held
+    }
+
+    /// The tests' cross-check of [`Search::fit_extra`]: the same answer
+    /// from the clients' positions on each server (the lookups the window
+    /// bits replaced), asserted equal.
+    #[cfg(test)]
+    fn fit_extra_by_lookup(&self, f: &Fit, left: &[u64], spare: &[u64], held: bool) {
+        let Some(ex) = &f.extra else {
+            return;
+        };
+        let n = self.inst.servers();
+        let holds = |t: usize, (a, b): (usize, usize)| {
+            ones(left).all(|c| (a..b).contains(&(self.at[c * n + t] as usize)))
+        };
+        let mut want = vec![0u64; self.w];
+        let mut scratch = vec![0u64; self.w];
+        let mut any = false;
+        for &(t, win) in &ex.servers {
+            if !holds(t, win) || f.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
+                continue;
+            }
+            let win = f.chosen.iter().flatten().fold(win, |win, &j| {
+                let d = f.pk.cands[j];
+                self.narrow(t, win, d.s, d.x, d.x)
+            });
+            if holds(t, win) {
+                any = true;
+                self.window_bits(t, win, &mut scratch);
+                or_into(&mut want, &scratch);
+            }
+        }
+        assert_eq!(held, any, "fit_extra: held");
+        if held {
+            assert_eq!(spare, &want[..], "fit_extra: spare");
+        }
+        EXTRA_CROSS_CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Fills the extra servers' window bits and their union.
@@ -500,9 +544,10 @@ struct Fit<'p> {
 /// bitset.
 #[derive(Default)]
 struct Rounds {
-    /// Per pick (the open ones first), its live candidates' clients.
+    /// Per open pick (by its place among them), its live candidates'
+    /// clients.
     union: Vec<u64>,
-    /// Per pick, its live candidates.
+    /// Per open pick, its live candidates.
     alive: Vec<usize>,
     /// Clients some open pick covers; two or more do; no open pick
     /// does; the extra new host may take; only the current pick covers.

@@ -227,6 +227,9 @@ fn dropping_above_a_refuted_pair_is_sound() {
 /// same order and finds the same solution; and it does refute nodes.
 #[test]
 fn packing_check_changes_no_answer() {
+    use super::packing::EXTRA_CROSS_CHECKS;
+    use std::sync::atomic::Ordering::Relaxed;
+    let before = EXTRA_CROSS_CHECKS.load(Relaxed);
     let (refuted, both) = on_off(
         41,
         ((20, 30), (60, 120)),
@@ -242,6 +245,13 @@ fn packing_check_changes_no_answer() {
     assert!(
         both[0] > 50 && both[1] > 50,
         "feasible / infeasible decisions: {both:?}"
+    );
+    // the extra host's test met clients left over (each such call checked
+    // against the position lookups it replaced)
+    let checked = EXTRA_CROSS_CHECKS.load(Relaxed) - before;
+    assert!(
+        checked > 1000,
+        "only {checked} extra-host tests cross-checked"
     );
 }
 
