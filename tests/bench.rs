@@ -93,9 +93,9 @@ fn csv_and_jsonl_agree_on_a_small_folder() {
     let out = tmp.path().join("out");
     let o = run_bench(&config(vec![inst], out.clone()), &Registry).unwrap();
     assert!(o.conflicts.is_empty(), "{:?}", o.conflicts);
-    // CS: alg-m, spdcs-h, k-best, exact; P2P: alg-m, spdp2p-h, zizo, host-ls, host-search,
+    // CS: alg-m, spdcs-h, k-best, exact; P2P: alg-m, spdp2p-h, zizo, host-ls, host-search, host-lns,
     // k-best, exact.
-    assert_eq!(o.rows.len(), 2 * 4 + 2 * 7);
+    assert_eq!(o.rows.len(), 2 * 4 + 2 * 8);
     let jsonl: Vec<Value> = std::fs::read_to_string(out.join("results.jsonl"))
         .unwrap()
         .lines()

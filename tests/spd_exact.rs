@@ -94,6 +94,7 @@ fn heuristic_names(model: CommModel) -> Vec<&'static str> {
             "zizo",
             "host-ls",
             "host-search",
+            "host-lns",
             "k-best",
         ],
     }

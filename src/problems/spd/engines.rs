@@ -9,6 +9,7 @@
 //! | `zizo`      | Zoom-In Zoom-Out (Lee et al.) | P2P  | [`zizo`](super::zizo::zizo) |
 //! | `host-ls`   | beyond the paper: P2P host-elimination local search | P2P | [`host_ls`](super::host_ls::host_ls) |
 //! | `host-search` | beyond the paper: restarted constraint search for fewer P2P hosts | P2P | [`host_search`](super::host_search::host_search) |
+//! | `host-lns`  | beyond the paper: large-neighbourhood dives of the constraint search for fewer P2P hosts | P2P | [`HostLns`](super::host_lns::HostLns) |
 //! | `k-best`    | k-best (brute force over k-subsets) | CS, P2P | [`k_best`](super::k_best::k_best) |
 //! | `exact`     | CS: set-cover MILPs on HiGHS; P2P: constraint search (MILP fallback) | CS, P2P | [`exact`] |
 
@@ -17,7 +18,7 @@ use crate::core::{Outcome, ParamSpec, SolveOptions, SolveRecord, Status, Verdict
 use crate::error::Result;
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
 use crate::problems::spd::{
-    algorithm_matching, exact, host_ls, host_search, k_best, spdcs_h, spdp2p_h, zizo,
+    algorithm_matching, exact, host_lns, host_ls, host_search, k_best, spdcs_h, spdp2p_h, zizo,
 };
 use serde_json::json;
 
@@ -49,6 +50,7 @@ pub static ENGINES: &Engines<'static, SpdInstance> = &[
     &zizo::Zizo,
     &host_ls::HostLs,
     &host_search::HostSearch,
+    &host_lns::HostLns,
     &k_best::KBest,
     &exact::ExactSpd,
 ];

@@ -21,6 +21,7 @@ pub mod eval;
 pub mod exact;
 pub mod file;
 pub mod gen;
+pub mod host_lns;
 pub mod host_ls;
 pub mod host_search;
 pub mod k_best;
@@ -85,6 +86,8 @@ impl Family for SpdFamily {
             engines::KBEST_MAX_SUBSETS,
             engines::LEXICOGRAPHIC,
             host_search::HOST_SEARCH_NODES,
+            host_lns::HOST_LNS_NODES,
+            host_lns::HOST_LNS_GROUP,
         ]
     }
 

@@ -152,6 +152,7 @@ use crate::core::{SolveOptions, Status};
 use crate::problems::spd::algorithm_matching::AlgorithmMatching;
 use crate::problems::spd::engines::{SpdOutcome, LEXICOGRAPHIC};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
+use crate::problems::spd::host_lns::host_lns_from;
 use crate::problems::spd::host_ls::{host_ls_from, START_ENGINES};
 use crate::problems::spd::host_search::{host_search_from, HOST_SEARCH_NODES};
 use crate::problems::spd::model::{CommModel, SpdInstance, SpdSolution};
@@ -222,9 +223,10 @@ pub(crate) fn heuristic_incumbent(inst: &SpdInstance, ctx: &Ctx) -> Option<Score
 }
 
 /// The exact search's start: the heuristics' best and, for P2P, what
-/// `host-search` makes of it (same node budget and seed as the engine, so
-/// `exact` is never worse than it); with the lower bound on the host count,
-/// raised to the start's count when `host-search` proved it minimal.
+/// `host-search` and then `host-lns` make of it (same budgets and seed as
+/// the engines, so `exact` is never worse than either); with the lower
+/// bound on the host count, raised to the start's count when
+/// `host-search` proved it minimal.
 fn start(inst: &SpdInstance, ctx: &Ctx, known_lb: usize) -> (Option<Scored>, usize) {
     let incumbent = heuristic_incumbent(inst, ctx);
     if inst.model == CommModel::Cs {
@@ -232,12 +234,12 @@ fn start(inst: &SpdInstance, ctx: &Ctx, known_lb: usize) -> (Option<Scored>, usi
     }
     let nodes = ctx.opts.count(&HOST_SEARCH_NODES);
     let dl = ctx.deadline.clone();
-    match host_search_from(inst, incumbent, nodes, ctx.opts.seed, dl) {
+    match host_search_from(inst, incumbent, nodes, ctx.opts.seed, dl.clone()) {
         (Some(sc), true) => {
             let lb = known_lb.max(sc.metrics.hosts);
             (Some(sc), lb)
         }
-        (best, _) => (best, known_lb),
+        (best, _) => (host_lns_from(inst, best, ctx.opts, &dl), known_lb),
     }
 }
 

@@ -523,6 +523,8 @@ mod bounds;
 mod branch;
 #[path = "p2p_search_descent.rs"]
 pub(crate) mod descent;
+#[path = "p2p_search_lns.rs"]
+mod lns;
 #[path = "p2p_search_packing.rs"]
 mod packing;
 #[path = "p2p_search_probe.rs"]

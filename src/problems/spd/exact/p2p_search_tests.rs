@@ -318,3 +318,72 @@ fn name(p: &Probe) -> &'static str {
         Probe::Unknown(_) => "unknown",
     }
 }
+
+/// Every feasible assignment of a tiny instance (brute force), with its
+/// host count.
+fn all_solutions(inst: &SpdInstance, lim: &Limits) -> Vec<(Vec<usize>, usize)> {
+    use crate::problems::spd::exact::p2p::pair_q;
+    let (n, m) = (inst.servers(), inst.clients());
+    let mut out = Vec::new();
+    let mut idx = vec![0usize; m];
+    loop {
+        let fits = (0..m).all(|c| inst.access(c, idx[c]).is_finite())
+            && (0..m).all(|i| {
+                (i + 1..m).all(|j| {
+                    let (a, b) = (inst.access(i, idx[i]), inst.access(j, idx[j]));
+                    lim.fits(pair_q(inst, idx[i], a, idx[j], b))
+                })
+            });
+        if fits {
+            let mut h = idx.clone();
+            h.sort_unstable();
+            h.dedup();
+            out.push((idx.clone(), h.len()));
+        }
+        let Some(c) = (0..m).find(|&c| idx[c] + 1 < n) else {
+            return out;
+        };
+        idx[..c].iter_mut().for_each(|x| *x = 0);
+        idx[c] += 1;
+    }
+}
+
+/// A dive (`host-lns`) from a random feasible assignment, random hosts
+/// closed and a random host cap, agrees with brute force over the
+/// assignments that keep the open hosts' clients in place; what it finds
+/// keeps them, meets the limits and the cap.
+#[test]
+fn dives_match_brute_force() {
+    use rand::Rng;
+    let dl = Deadline::none();
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut dives = 0;
+    for seed in 0..600 {
+        let (inst, lim, _) = random_case(&mut rng, seed, 6);
+        let sols = all_solutions(&inst, &lim);
+        if sols.is_empty() {
+            continue;
+        }
+        let (start, u) = sols[rng.random_range(0..sols.len())].clone();
+        let k = rng.random_range(1..=u);
+        let closed: Vec<bool> = (0..inst.servers())
+            .map(|s| start.contains(&s) && rng.random_bool(0.5))
+            .collect();
+        let keeps = |a: &[usize]| (0..a.len()).all(|c| closed[start[c]] || a[c] == start[c]);
+        let want = sols.iter().any(|(a, h)| *h <= k && keeps(a));
+        let lists = crate::problems::spd::exact::p2p::allowed_pairs(&inst, &lim).expect("feasible");
+        let mut search = Search::new(&inst, lim, lists, dl.clone()).expect("small");
+        match search.dive(&start, &closed, k, u64::MAX) {
+            Probe::Feasible(sc) => {
+                assert!(want, "seed {seed}: a dive found what brute force denies");
+                assert!(sc.metrics.hosts <= k, "seed {seed}");
+                assert!(lim.fits(sc.metrics.delay), "seed {seed}");
+                assert!(keeps(&sc.sol.assign), "seed {seed}: a kept client moved");
+            }
+            Probe::Infeasible => assert!(!want, "seed {seed}: k {k}, closed {closed:?}"),
+            Probe::Unknown(why) => panic!("seed {seed}: {why}"),
+        }
+        dives += 1;
+    }
+    assert!(dives > 300, "only {dives} dives");
+}
