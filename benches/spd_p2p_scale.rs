@@ -10,7 +10,8 @@
 //! host count of f = 1.3, seed 3 (the search refutes 5 hosts with probing,
 //! `p2p_search_probe.rs`, about 4.4 s an iteration), on the run's threads
 //! and on one (the split decision, `p2p_search_split.rs`, against the
-//! plain one), and `host-search` (f = 1.0). The other 200 × 1,000 and
+//! plain one), `host-search` (f = 1.0) and `host-lns` (f = 1.2: 11 hosts
+//! from `host-search`, 9 after the dives). The other 200 × 1,000 and
 //! 160 × 800 runs end at the time limit or take over 10 s, so they are in
 //! the README's table, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
 //! whole lexicographic optimum on f = 1.3, seed 2 (`gen spd --servers 200
@@ -60,6 +61,7 @@ fn bench_p2p_scale(c: &mut Criterion) {
     cases.push((120, 600, 1.3, 1, "exact", "exact-lexicographic", &lex));
     cases.push((200, 1000, 1.3, 3, "exact", "exact-hosts", &hosts_only));
     cases.push((200, 1000, 1.0, 1, "host-search", "host-search", &lex));
+    cases.push((200, 1000, 1.2, 1, "host-lns", "host-lns", &lex));
     for (n, m, f, seed, name, label, opts) in cases {
         let inst = instance(n, m, f, seed);
         let engine = spd_engine(name).expect("engine exists");
