@@ -167,3 +167,17 @@ pub fn best_over_assignments(
         }
     }
 }
+
+/// The papers' generator (`gen spd`) at `n` servers × `m` clients, bound
+/// factor `f`, generator seed `seed`.
+pub fn paper_spd(n: usize, m: usize, model: CommModel, f: f64, seed: u64) -> SpdInstance {
+    use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
+    let p = PaperSpdParams {
+        servers: n,
+        clients: m,
+        model,
+        bound_factor: f,
+        ..PaperSpdParams::default()
+    };
+    generate_paper_spd(&p, seed).expect("the paper generator")
+}

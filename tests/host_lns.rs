@@ -4,7 +4,7 @@
 
 mod common_spd;
 
-use common_spd::random_spd_in;
+use common_spd::{paper_spd, random_spd_in};
 use proptest::prelude::*;
 use serverpick::core::SolveRecord;
 use serverpick::core::{SolveOptions, Status, StopReason};
@@ -69,15 +69,7 @@ proptest! {
 /// a budget too small to end the dives stops at `node_limit`.
 #[test]
 fn dives_find_fewer_hosts_and_say_what_stopped_them() {
-    use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
-    let p = PaperSpdParams {
-        servers: 60,
-        clients: 300,
-        model: CommModel::P2p,
-        bound_factor: 1.0,
-        ..PaperSpdParams::default()
-    };
-    let inst = generate_paper_spd(&p, 1).unwrap();
+    let inst = paper_spd(60, 300, CommModel::P2p, 1.0, 1);
     let opts = SolveOptions::new(None, 0);
     let hs = hosts(&run_with(&inst, "host-search", &opts)).unwrap();
     let none = opts.clone().with(&HOST_LNS_NODES, 0).unwrap();

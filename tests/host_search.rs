@@ -9,7 +9,6 @@ use common_spd::random_spd_in;
 use proptest::prelude::*;
 use serverpick::core::{SolveOptions, Status};
 use serverpick::problems::spd::engines::{run_spd, spd_engine};
-use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
 use serverpick::problems::spd::host_search::host_search;
 use serverpick::problems::spd::model::{CommModel, SpdInstance};
 
@@ -65,14 +64,7 @@ proptest! {
 #[test]
 fn host_search_reaches_the_optimum_at_40_servers() {
     for f in [1.0, 1.2] {
-        let params = PaperSpdParams {
-            servers: 40,
-            clients: 200,
-            model: CommModel::P2p,
-            bound_factor: f,
-            ..PaperSpdParams::default()
-        };
-        let inst = generate_paper_spd(&params, 1).expect("generates");
+        let inst = common_spd::paper_spd(40, 200, CommModel::P2p, f, 1);
         let (_, hs, _) = run(&inst, "host-search");
         let (est, ex, _) = run(&inst, "exact");
         assert_eq!(est, Status::Optimal);

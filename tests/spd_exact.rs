@@ -186,14 +186,7 @@ fn p2p_without_any_assignment_is_infeasible() {
 #[test]
 fn zero_time_limit_returns_the_incumbent_and_a_bound() {
     for model in [CommModel::Cs, CommModel::P2p] {
-        let p = PaperSpdParams {
-            servers: 30,
-            clients: 120,
-            model,
-            bound_factor: 1.0,
-            ..PaperSpdParams::default()
-        };
-        let inst = generate_paper_spd(&p, 3).unwrap();
+        let inst = common_spd::paper_spd(30, 120, model, 1.0, 3);
         let opts = SolveOptions::new(Some(0.0), 0);
         let rec = run_spd(spd_engine("exact").unwrap(), &inst, &opts);
         assert_eq!(rec.status, Status::TimeLimit, "{model}: {:?}", rec.message);
