@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serverpick::core::SolveRecord;
 use serverpick::core::{SolveOptions, Status, StopReason};
 use serverpick::problems::spd::engines::{run_spd, spd_engine};
-use serverpick::problems::spd::host_lns::HOST_LNS_NODES;
+use serverpick::problems::spd::host_lns::{auto_group, HOST_LNS_GROUP, HOST_LNS_NODES};
 use serverpick::problems::spd::model::{CommModel, SpdInstance};
 
 fn run_with(inst: &SpdInstance, engine: &str, opts: &SolveOptions) -> SolveRecord {
@@ -76,6 +76,10 @@ fn dives_find_fewer_hosts_and_say_what_stopped_them() {
     assert_eq!(hosts(&run_with(&inst, "host-lns", &none)), Some(hs));
     let lns = run_with(&inst, "host-lns", &opts);
     assert!(hosts(&lns).unwrap() <= hs);
+    let pairs = opts.clone().with(&HOST_LNS_GROUP, 2).unwrap();
+    let two = run_with(&inst, "host-lns", &pairs);
+    assert_eq!(two.status, Status::Feasible, "{:?}", two.message);
+    assert!(hosts(&two).unwrap() <= hs);
     let few = opts.with(&HOST_LNS_NODES, 1).unwrap();
     let r = run_with(&inst, "host-lns", &few);
     assert_eq!(r.status, Status::Feasible, "{:?}", r.message);
@@ -89,4 +93,12 @@ fn host_lns_does_not_apply_to_cs() {
         run_with(&inst, "host-lns", &SolveOptions::new(Some(60.0), 3)).status,
         Status::Error
     );
+}
+
+/// The default group limit: half the start's hosts, at least 8.
+#[test]
+fn the_default_group_grows_with_the_hosts() {
+    assert_eq!(auto_group(3), 8);
+    assert_eq!(auto_group(17), 8);
+    assert_eq!(auto_group(24), 12);
 }
