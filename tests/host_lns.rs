@@ -102,3 +102,21 @@ fn the_default_group_grows_with_the_hosts() {
     assert_eq!(auto_group(17), 8);
     assert_eq!(auto_group(24), 12);
 }
+
+/// The dives run two at a time; the earlier one's solution wins, so one
+/// thread and two give the same answer.
+#[test]
+fn one_thread_and_two_agree() {
+    let inst = paper_spd(60, 300, CommModel::P2p, 1.0, 2);
+    let opts = SolveOptions::new(None, 0);
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| run_with(&inst, "host-lns", &opts))
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(one.status, Status::Feasible, "{:?}", one.message);
+    assert_eq!(one.metrics, two.metrics);
+}

@@ -109,23 +109,26 @@ fn host_lns_run(
     let Ok(lists) = allowed_pairs(inst, &lim) else {
         return (best, false);
     };
-    let Some(mut search) = Search::new(inst, lim, lists, dl.clone()) else {
+    let new = || Search::new(inst, lim, lists.clone(), dl.clone());
+    let Some(mut pair) = new().zip(new()) else {
         return (best, false);
     };
     while let Some(sc) = best.as_ref() {
-        match dives(inst, &mut search, &sc.sol.assign, nodes, max_group) {
+        match dives(inst, &mut pair, &sc.sol.assign, nodes, max_group) {
             Some(better) => best = Some(better),
             None => break,
         }
     }
-    (best, search.nodes() >= nodes)
+    (best, pair.0.nodes() + pair.1.nodes() >= nodes)
 }
 
-/// The dives from `assign` for one host fewer, groups of two hosts first;
-/// the first solution found.
+/// The dives from `assign` for one host fewer, groups of two hosts first,
+/// two at a time (one per search of `pair`, in parallel when the pool has
+/// two threads; the earlier one's solution wins, so the answer does not
+/// depend on the thread count); the first solution found.
 fn dives(
     inst: &SpdInstance,
-    search: &mut Search,
+    pair: &mut (Search, Search),
     assign: &[usize],
     nodes: u64,
     max_group: usize,
@@ -137,14 +140,30 @@ fn dives(
         h
     };
     let k = hosts.len().checked_sub(1).filter(|&k| k > 0)?;
-    for r in 2..=max_group.min(hosts.len()) {
-        for &h in &hosts {
-            let left = nodes.checked_sub(search.nodes()).filter(|&n| n > 0)?;
-            if search.out_of_time() {
-                return None;
-            }
-            let closed = group(inst, &hosts, h, r);
-            if let Probe::Feasible(sc) = search.dive(assign, &closed, k, DIVE_NODES.min(left)) {
+    let groups: Vec<(usize, usize)> = (2..=max_group.min(hosts.len()))
+        .flat_map(|r| hosts.iter().map(move |&h| (r, h)))
+        .collect();
+    for two in groups.chunks(2) {
+        let (a, b) = (&mut pair.0, &mut pair.1);
+        let left = nodes
+            .checked_sub(a.nodes() + b.nodes())
+            .filter(|&n| n > 0)?;
+        if a.out_of_time() {
+            return None;
+        }
+        let first = DIVE_NODES.min(left);
+        let second = DIVE_NODES.min(left - first);
+        let dive = |s: &mut Search, (r, h): (usize, usize), budget: u64| match budget {
+            0 => Probe::Unknown("no nodes left".into()),
+            _ => s.dive(assign, &group(inst, &hosts, h, r), k, budget),
+        };
+        let (x, y) = match two {
+            [g, h] => rayon::join(|| dive(a, *g, first), || dive(b, *h, second)),
+            [g] => (dive(a, *g, first), Probe::Unknown("no second dive".into())),
+            _ => return None,
+        };
+        for got in [x, y] {
+            if let Probe::Feasible(sc) = got {
                 return Some(sc);
             }
         }
