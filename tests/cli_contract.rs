@@ -321,3 +321,61 @@ fn solve_json_records_carry_the_timing_breakdown() {
     let t = rec.timing.expect("timing in the solution file");
     assert!(t.read_ms.is_some() && t.evaluate_ms.is_some() && t.write_ms.is_none());
 }
+
+/// SPD `exact` says where its time went by stage (`timing.stages`, in the
+/// order they ran, within `solve_ms`): start, hosts, and with the
+/// lexicographic stages delay and variation; CS and P2P alike. The
+/// solution file keeps them and `eval` accepts it.
+#[test]
+fn spd_exact_records_carry_stage_times() {
+    let cases = [
+        ("planetlabdata_1-p2p-20s-60c-f1.1-s11.json", true),
+        ("planetlabdata_1-p2p-20s-60c-f1.1-s11.json", false),
+        ("planetlabdata_1-cs-20s-60c-f1-s11.json", true),
+    ];
+    for (file, lexicographic) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sol");
+        let path = instance(file);
+        let mut args = vec!["solve", &path, "--engine", "exact", "--json"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        if !lexicographic {
+            args.push("--no-lexicographic");
+        }
+        let o = serverpick(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+        assert_eq!(line["status"], "optimal", "{file}");
+        let stages = line["timing"]["stages"].as_array().expect("stages");
+        let names: Vec<&str> = stages
+            .iter()
+            .map(|s| s["stage"].as_str().unwrap())
+            .collect();
+        let want: &[&str] = if lexicographic {
+            &["start", "hosts", "delay", "variation"]
+        } else {
+            &["start", "hosts"]
+        };
+        assert_eq!(names, want, "{file}");
+        let total: f64 = stages.iter().map(|s| s["ms"].as_f64().unwrap()).sum();
+        let solve = line["timing"]["solve_ms"].as_f64().unwrap();
+        assert!(stages.iter().all(|s| s["ms"].as_f64().unwrap() >= 0.0));
+        assert!(total <= solve * (1.0 + 1e-9), "{total} > {solve}");
+        let sol = std::fs::read_dir(&out)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let rec: serverpick::core::SolveRecord =
+            serde_json::from_str(&std::fs::read_to_string(&sol).unwrap()).unwrap();
+        assert_eq!(rec.timing.expect("timing").stages.len(), want.len());
+        let e = serverpick(&["eval", &path, sol.to_str().unwrap()]);
+        assert!(e.status.success(), "{}", text(&e.stderr));
+    }
+    // a heuristic reports no stages
+    let path = instance("planetlabdata_1-p2p-20s-60c-f1.1-s11.json");
+    let o = serverpick(&["solve", &path, "--engine", "spdp2p-h", "--json"]);
+    let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    assert!(line["timing"].get("stages").is_none(), "{line}");
+}

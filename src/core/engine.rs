@@ -184,8 +184,9 @@ pub fn run<P: Problem + ?Sized>(
         return r;
     }
     let mut record = SolveRecord::unsolved(inst.instance_name(), declared, name);
-    let (outcome, ms) = timed(|| engine.solve(inst, &ctx));
+    let (mut outcome, ms) = timed(|| engine.solve(inst, &ctx));
     record.time_ms = ms;
+    let stages = std::mem::take(&mut outcome.stages);
     let mut verdict = Verdict::default();
     let mut evaluate_ms = None;
     fill_record(&mut record, outcome, |s| {
@@ -197,6 +198,7 @@ pub fn run<P: Problem + ?Sized>(
     record.timing = Some(Timing {
         solve_ms: Some(ms),
         evaluate_ms,
+        stages,
         ..Timing::default()
     });
     if record.status == Status::TimeLimit && record.stop.is_none() {

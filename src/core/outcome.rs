@@ -12,7 +12,7 @@
 //! - the gap is `(objective − bound) / bound`.
 
 use crate::core::check::below;
-use crate::core::{relative_gap, FailureReason, SolveRecord, Status, StopReason};
+use crate::core::{relative_gap, FailureReason, SolveRecord, StageTime, Status, StopReason};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -35,6 +35,9 @@ pub struct Outcome<S> {
     pub stop: Option<StopReason>,
     /// The LP/MILP backend's final status (HiGHS's model status), when one ran.
     pub solver_status: Option<String>,
+    /// The engine's stages and their wall times, when it reports them
+    /// (the record's `timing.stages`).
+    pub stages: Vec<StageTime>,
 }
 
 impl<S> Outcome<S> {
@@ -53,6 +56,7 @@ impl<S> Outcome<S> {
             reason: None,
             stop: None,
             solver_status: None,
+            stages: Vec::new(),
         }
     }
 
@@ -66,6 +70,7 @@ impl<S> Outcome<S> {
             reason: None,
             stop: None,
             solver_status: None,
+            stages: Vec::new(),
         }
     }
 
@@ -94,6 +99,12 @@ impl<S> Outcome<S> {
         self
     }
 
+    /// Records the engine's stage times.
+    pub fn with_stages(mut self, stages: Vec<StageTime>) -> Self {
+        self.stages = stages;
+        self
+    }
+
     /// Records the backend's final status.
     pub fn with_solver_status(mut self, status: Option<String>) -> Self {
         self.solver_status = status;
@@ -111,6 +122,7 @@ impl<S> Outcome<S> {
             reason: self.reason,
             stop: self.stop,
             solver_status: self.solver_status,
+            stages: self.stages,
         })
     }
 
@@ -124,6 +136,7 @@ impl<S> Outcome<S> {
             reason: self.reason,
             stop: self.stop,
             solver_status: self.solver_status,
+            stages: self.stages,
         }
     }
 }

@@ -88,6 +88,34 @@ pub struct Timing {
     /// written; present in the `--json` line, not in the file itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_ms: Option<f64>,
+    /// The engine's own stages, in the order they ran (part of
+    /// `solve_ms`; empty when the engine does not report them). `exact`
+    /// for SPD: `start` (the heuristics' incumbent, and for P2P
+    /// `host-search` and `host-lns`), `hosts`, `delay`, `variation`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageTime>,
+}
+
+/// One stage of an engine and its wall time ([`Timing::stages`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StageTime {
+    /// The stage's name.
+    pub stage: String,
+    /// Its wall time, milliseconds.
+    pub ms: f64,
+}
+
+impl StageTime {
+    /// Runs `f` and appends its wall time to `stages` as `stage`.
+    pub fn time<T>(stages: &mut Vec<StageTime>, stage: &str, f: impl FnOnce() -> T) -> T {
+        let (out, ms) = crate::core::timed(f);
+        stages.push(StageTime {
+            stage: stage.to_string(),
+            ms,
+        });
+        out
+    }
 }
 
 impl SolveRecord {

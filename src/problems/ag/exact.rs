@@ -221,6 +221,8 @@ struct Staged {
     note: Option<String>,
 }
 
+// (the early outcome is returned once per run: boxing it buys nothing)
+#[allow(clippy::result_large_err)]
 fn run_stages(g: &Agg, ctx: &Ctx) -> Result<Staged, Outcome<AgSolution>> {
     let (mut out, mut optima, mut bounds) = (None::<Staged>, Vec::new(), Vec::new());
     let settings = || MipSettings {
@@ -285,6 +287,7 @@ fn run_stages(g: &Agg, ctx: &Ctx) -> Result<Staged, Outcome<AgSolution>> {
 /// What a run stopped by the time limit in `stage` has: the stage's own
 /// incumbent (`reached`, when it has values), else the last finished
 /// stage's (`done`) with every bound so far.
+#[allow(clippy::result_large_err)]
 fn stopped_in(
     stage: usize,
     mut reached: Staged,

@@ -76,6 +76,7 @@ pub fn solve_cma_lp(inst: &CmaInstance, ctx: &Ctx) -> Outcome<Split> {
         reason: (r.status == Status::Error).then_some(FailureReason::SolverError),
         stop: r.stop,
         solver_status: r.model_status.map(str::to_string),
+        stages: Vec::new(),
     };
     let Some(values) = r.values else {
         return out;

@@ -148,6 +148,7 @@ fn record(inst: &CmaInstance, plan: &Plan, p: &PointResult) -> SolveRecord {
         reason: None,
         stop: None,
         solver_status: None,
+        stages: Vec::new(),
     };
     fill_record(&mut r, outcome, |sol| {
         evaluate_cma_solution(inst, sol, DEFAULT_THRESHOLD_MS).verdict()

@@ -148,7 +148,7 @@ pub mod p2p_search;
 pub(crate) mod p2p_support;
 
 use crate::core::engine::{Ctx, Engine};
-use crate::core::{SolveOptions, Status};
+use crate::core::{SolveOptions, StageTime, Status};
 use crate::problems::spd::algorithm_matching::AlgorithmMatching;
 use crate::problems::spd::engines::{SpdOutcome, LEXICOGRAPHIC};
 use crate::problems::spd::eval::{evaluate_spd, SpdMetrics};
@@ -262,6 +262,8 @@ pub(crate) struct LexResult {
     pub best: Scored,
     /// Stages not proven, for the message.
     pub notes: Vec<String>,
+    /// The stages run (`delay`, `variation`) and their wall times.
+    pub stages: Vec<StageTime>,
 }
 
 /// A single client: any server it can reach is a one-host solution with
@@ -307,6 +309,7 @@ fn outcome(status: Status, sol: Option<SpdSolution>, bound: Option<f64>, msg: &s
         reason: (status == Status::Error).then_some(crate::core::FailureReason::SolverError),
         stop: None,
         solver_status: None,
+        stages: Vec::new(),
     }
 }
 
@@ -376,20 +379,24 @@ impl Engine<SpdInstance> for ExactSpd {
         if inst.clients() == 1 {
             return single_client(inst);
         }
-        let (incumbent, lb) = start(inst, ctx, 1);
-        let host = match inst.model {
+        let mut stages = Vec::new();
+        let (incumbent, lb) = StageTime::time(&mut stages, "start", || start(inst, ctx, 1));
+        let host = StageTime::time(&mut stages, "hosts", || match inst.model {
             CommModel::Cs => cs::min_hosts(inst, incumbent, lb, deadline),
             CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, deadline),
-        };
+        });
         let lexicographic = ctx.opts.flag(&LEXICOGRAPHIC);
-        let lex = match (&host, lexicographic) {
+        let mut lex = match (&host, lexicographic) {
             (HostStage::Proven(sc), true) => Some(match inst.model {
                 CommModel::Cs => cs::lexicographic(inst, sc.clone(), deadline),
                 CommModel::P2p => p2p_lex::lexicographic(inst, sc.clone(), deadline),
             }),
             _ => None,
         };
-        finish(host, lex, lexicographic, inst.model)
+        if let Some(l) = lex.as_mut() {
+            stages.append(&mut l.stages);
+        }
+        finish(host, lex, lexicographic, inst.model).with_stages(stages)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `exact` for P2P, lexicographic stages: least delay, then least variation,
 //! at the proven host count `k*` (searches described in [`super`]).
 
-use crate::core::Status;
+use crate::core::{StageTime, Status};
 use crate::problems::spd::exact::p2p::{allowed_pairs, min_pair, pair_q, Limits, P2pModel};
 use crate::problems::spd::exact::p2p_search::descent::{next_down, next_up, Descent, Side};
 use crate::problems::spd::exact::p2p_search::probe::{decide_planned, Plan, FIRST_TRY};
@@ -313,20 +313,36 @@ fn delay_bisection(
 }
 
 /// Stages 2 and 3 for P2P: least delay, then least variation, at `k*` hosts.
+/// (The stage times: the pair filter counts in `delay`.)
 pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> LexResult {
     let mu = inst.bound;
-    let Ok(allowed) = allowed_pairs(inst, &Limits::bound(mu)) else {
+    let mut stages = Vec::new();
+    let delay = StageTime::time(&mut stages, "delay", || {
+        let allowed = allowed_pairs(inst, &Limits::bound(mu)).ok()?;
+        let (best, why) = delay_stage(inst, &allowed, best.clone(), dl);
+        Some((allowed, best, why))
+    });
+    let Some((allowed, best, why)) = delay else {
         let notes = vec!["delay and variation not minimised: the pair filter failed".into()];
-        return LexResult { best, notes };
+        return LexResult {
+            best,
+            notes,
+            stages,
+        };
     };
-    let (best, why) = delay_stage(inst, &allowed, best, dl);
     if let Some(w) = why {
         let notes = vec![format!(
             "delay stage not proven ({w}); variation not minimised"
         )];
-        return LexResult { best, notes };
+        return LexResult {
+            best,
+            notes,
+            stages,
+        };
     }
-    let (best, why) = variation_stage(inst, &allowed, best, dl);
+    let (best, why) = StageTime::time(&mut stages, "variation", || {
+        variation_stage(inst, &allowed, best, dl)
+    });
     let notes = why
         .map(|w| {
             vec![format!(
@@ -334,7 +350,11 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
             )]
         })
         .unwrap_or_default();
-    LexResult { best, notes }
+    LexResult {
+        best,
+        notes,
+        stages,
+    }
 }
 
 /// Stage 3: the largest smallest pair (least variation) at `best`'s

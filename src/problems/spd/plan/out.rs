@@ -79,6 +79,7 @@ fn record(at: &SpdInstance, p: &Breakpoint) -> SolveRecord {
         reason: None,
         stop: None,
         solver_status: None,
+        stages: Vec::new(),
     };
     fill_record(&mut rec, outcome, |sol| evaluate_spd(at, sol).verdict());
     rec

@@ -134,6 +134,7 @@ pub(crate) fn outcome(
         reason: None,
         stop: res.stop,
         solver_status: res.model_status.map(str::to_string),
+        stages: Vec::new(),
     }
 }
 

@@ -24,6 +24,7 @@
 //! candidate key; per root one cover test plus one per improvement it finds.
 
 use super::{extremes, lock, Cover, Cs, Window};
+use crate::core::StageTime;
 use crate::lp::model_out::install;
 use crate::problems::spd::exact::cover::Goal;
 use crate::problems::spd::exact::{score, Deadline, LexResult, Scored};
@@ -201,21 +202,35 @@ pub(crate) fn min_delay(
 
 /// Stages 2 and 3: least delay, then least variation, at `k*` hosts.
 pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> LexResult {
-    let cs = Cs::new(inst);
+    let mut stages = Vec::new();
+    let (cs, best, why) = StageTime::time(&mut stages, "delay", || {
+        let cs = Cs::new(inst);
+        let (best, why) = stage(&cs, Kind::Delay, best, dl);
+        (cs, best, why)
+    });
     let mut notes = Vec::new();
-    let (best, why) = stage(&cs, Kind::Delay, best, dl);
     if let Some(w) = why {
         notes.push(format!(
             "delay stage not proven ({w}); variation not minimised"
         ));
-        return LexResult { best, notes };
+        return LexResult {
+            best,
+            notes,
+            stages,
+        };
     }
-    let t_star = extremes(&cs, &best.sol).0;
-    let (best, why) = stage(&cs, Kind::Variation(t_star), best, dl);
+    let (best, why) = StageTime::time(&mut stages, "variation", || {
+        let t_star = extremes(&cs, &best.sol).0;
+        stage(&cs, Kind::Variation(t_star), best, dl)
+    });
     if let Some(w) = why {
         notes.push(format!(
             "delay proven minimal; variation stage not proven ({w})"
         ));
     }
-    LexResult { best, notes }
+    LexResult {
+        best,
+        notes,
+        stages,
+    }
 }
