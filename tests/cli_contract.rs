@@ -285,6 +285,18 @@ fn an_instance_takes_a_whole_solution_file_as_its_start() {
     );
 }
 
+/// The one solution file `solve --out DIR` wrote, and its record.
+fn the_solution_file(dir: &Path) -> (PathBuf, serverpick::core::SolveRecord) {
+    let file = std::fs::read_dir(dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let rec = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    (file, rec)
+}
+
 /// `solve --json` records say where the time went (issue 25): read, solve,
 /// evaluate and, with `--out`, write; the solution file carries the first
 /// three and reads back as a record.
@@ -310,14 +322,7 @@ fn solve_json_records_carry_the_timing_breakdown() {
         assert!(ms.is_some_and(|ms| ms >= 0.0), "{key} in {timing}");
     }
     assert_eq!(timing["solve_ms"], line["time_ms"]);
-    let file = std::fs::read_dir(&out)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let rec: serverpick::core::SolveRecord =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let (_, rec) = the_solution_file(&out);
     let t = rec.timing.expect("timing in the solution file");
     assert!(t.read_ms.is_some() && t.evaluate_ms.is_some() && t.write_ms.is_none());
 }
@@ -361,14 +366,7 @@ fn spd_exact_records_carry_stage_times() {
         let solve = line["timing"]["solve_ms"].as_f64().unwrap();
         assert!(stages.iter().all(|s| s["ms"].as_f64().unwrap() >= 0.0));
         assert!(total <= solve * (1.0 + 1e-9), "{total} > {solve}");
-        let sol = std::fs::read_dir(&out)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        let rec: serverpick::core::SolveRecord =
-            serde_json::from_str(&std::fs::read_to_string(&sol).unwrap()).unwrap();
+        let (sol, rec) = the_solution_file(&out);
         assert_eq!(rec.timing.expect("timing").stages.len(), want.len());
         let e = serverpick(&["eval", &path, sol.to_str().unwrap()]);
         assert!(e.status.success(), "{}", text(&e.stderr));
