@@ -322,30 +322,12 @@ fn name(p: &Probe) -> &'static str {
 /// Every feasible assignment of a tiny instance (brute force), with its
 /// host count.
 fn all_solutions(inst: &SpdInstance, lim: &Limits) -> Vec<(Vec<usize>, usize)> {
-    use crate::problems::spd::exact::p2p::pair_q;
-    let (n, m) = (inst.servers(), inst.clients());
     let mut out = Vec::new();
-    let mut idx = vec![0usize; m];
-    loop {
-        let fits = (0..m).all(|c| inst.access(c, idx[c]).is_finite())
-            && (0..m).all(|i| {
-                (i + 1..m).all(|j| {
-                    let (a, b) = (inst.access(i, idx[i]), inst.access(j, idx[j]));
-                    lim.fits(pair_q(inst, idx[i], a, idx[j], b))
-                })
-            });
-        if fits {
-            let mut h = idx.clone();
-            h.sort_unstable();
-            h.dedup();
-            out.push((idx.clone(), h.len()));
-        }
-        let Some(c) = (0..m).find(|&c| idx[c] + 1 < n) else {
-            return out;
-        };
-        idx[..c].iter_mut().for_each(|x| *x = 0);
-        idx[c] += 1;
-    }
+    crate::problems::spd::exact::p2p::tests::any_feasible(inst, lim, usize::MAX, |a, h| {
+        out.push((a.to_vec(), h));
+        false
+    });
+    out
 }
 
 /// A dive (`host-lns`) from a random feasible assignment, random hosts

@@ -46,11 +46,23 @@ pub(crate) fn exists_with(
     k: usize,
     fix: Option<(usize, usize)>,
 ) -> bool {
+    let pinned = |idx: &[usize]| fix.is_none_or(|(c, s)| idx[c] == s);
+    any_feasible(inst, lim, k, |idx, _| pinned(idx))
+}
+
+/// Brute force over every assignment of clients to servers: calls `f(assign,
+/// hosts)` for each one with finite accesses, at most `k` hosts and every
+/// pair (by `pair_q`) within `lim`, until `f` returns true; whether it did.
+pub(crate) fn any_feasible(
+    inst: &SpdInstance,
+    lim: &Limits,
+    k: usize,
+    mut f: impl FnMut(&[usize], usize) -> bool,
+) -> bool {
     let (n, m) = (inst.servers(), inst.clients());
     let mut idx = vec![0usize; m];
     loop {
-        let ok_access = (0..m).all(|c| inst.access(c, idx[c]).is_finite())
-            && fix.is_none_or(|(c, s)| idx[c] == s);
+        let ok_access = (0..m).all(|c| inst.access(c, idx[c]).is_finite());
         let mut hosts = idx.clone();
         hosts.sort_unstable();
         hosts.dedup();
@@ -67,7 +79,7 @@ pub(crate) fn exists_with(
                     lim.fits(q)
                 })
             });
-            if fits {
+            if fits && f(&idx, hosts.len()) {
                 return true;
             }
         }
