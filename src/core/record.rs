@@ -89,9 +89,8 @@ pub struct Timing {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_ms: Option<f64>,
     /// The engine's own stages, in the order they ran (part of
-    /// `solve_ms`; empty when the engine does not report them). `exact`
-    /// for SPD: `start` (the heuristics' incumbent, and for P2P
-    /// `host-search` and `host-lns`), `hosts`, `delay`, `variation`.
+    /// `solve_ms`; empty when the engine does not report them). Each
+    /// engine documents its stage names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<StageTime>,
 }

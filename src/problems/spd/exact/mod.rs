@@ -369,6 +369,10 @@ fn proven_note(model: CommModel) -> String {
     }
 }
 
+/// Reports its stage times (`timing.stages`): `start` (the heuristics'
+/// incumbent; for P2P also `host-search` and `host-lns`), `hosts`, and with
+/// the lexicographic stages `delay` and `variation` (the pair filter or the
+/// CS covers' setup counted in `delay`).
 impl Engine<SpdInstance> for ExactSpd {
     fn name(&self) -> &str {
         "exact"
