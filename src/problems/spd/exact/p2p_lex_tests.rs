@@ -85,6 +85,40 @@ fn split_probed_descents_equal_bisections() {
     descents_equal_bisections_on(3, 1, 300..500);
 }
 
+/// A delay descent split over three threads from the bound μ itself (no
+/// probing before it), its windows capped by a probing pass at its start
+/// and after every improvement (`caps`), reaches the bisection's least
+/// delay.
+#[test]
+fn capped_descents_equal_bisections() {
+    use crate::problems::spd::exact::p2p_search::{caps_moved, Search};
+    let before = caps_moved();
+    let mut improved = 0;
+    for seed in 500..800 {
+        let inst = tiny(10, 40, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
+        let Some(best) = host_optimum(&inst) else {
+            continue;
+        };
+        let allowed = allowed_pairs(&inst, &Limits::bound(inst.bound)).expect("feasible");
+        let (want, why) = delay_bisection(&inst, &allowed, best.clone(), &Deadline::none());
+        assert!(why.is_none(), "{why:?}");
+        // from the bound itself: the descent improves several times
+        let lim = Limits::bound(inst.bound);
+        let lists = allowed.clone();
+        let d = Descent::new(Side::Upper, lim.hi);
+        let mut search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
+        search.set_descent(Some(d.clone()));
+        search.enable_caps();
+        let k = best.metrics.hosts;
+        assert!(matches!(search.decide_split(k, 3, None), Probe::Infeasible));
+        let got = d.best().expect("the host optimum fits the bound");
+        assert_eq!(got.metrics.delay, want.metrics.delay, "seed {seed}");
+        improved += usize::from(want.metrics.delay < best.metrics.delay);
+    }
+    assert!(improved > 20, "only {improved} delays improved");
+    assert!(caps_moved() > before, "no pass capped a window");
+}
+
 /// The descents' thresholds step to the adjacent float, nothing between.
 #[test]
 fn thresholds_step_to_the_adjacent_float() {

@@ -46,7 +46,10 @@
 //!    allows would let `c` join (then a solution there with `s`'s top at
 //!    least `a(c,s)` would give one with `c` on `s`);
 //!    see `Search::cap_refuted`.
-//! 6. *Threads*: a decision without a node budget is split over the run's
+//! 6. *Caps* (a descent's delay stage only): probing passes under the
+//!    current limit while the search runs cut windows at refuted tails
+//!    (`caps`).
+//! 7. *Threads*: a decision without a node budget is split over the run's
 //!    threads (`split`): workers donate untried branches as pieces and the
 //!    leftmost solution wins, so the answer, the solution and (for a
 //!    refutation) the node count are those of one thread.
@@ -149,6 +152,12 @@ pub(crate) struct Search<'a> {
     /// Probing for another search's limits: a probe's solution answers
     /// nothing (`probe::decide_lower`).
     probes_only: bool,
+    /// A descent's shared window caps from probing under its current
+    /// limit ([`caps`]).
+    caps: Option<Arc<caps::Caps>>,
+    /// Whether this search runs the caps' probing passes (its workers do,
+    /// a pass's own probes do not).
+    caps_pass: bool,
 }
 
 /// A node whose branches are being tried: its state (cut by its refuted
@@ -185,6 +194,8 @@ struct State {
     opt: Counts,
     /// Per server, the window `opt` counts (empty: none).
     counted: Vec<(usize, usize)>,
+    /// The caps generation the windows were cut at ([`caps`]).
+    caps_gen: u64,
 }
 
 /// Decides whether some assignment with at most `k` hosts has all pairs in
@@ -271,6 +282,8 @@ impl<'a> Search<'a> {
             always_donate: false,
             descent: None,
             probes_only: false,
+            caps: None,
+            caps_pass: false,
         })
     }
 
@@ -336,7 +349,7 @@ impl<'a> Search<'a> {
         let (n, m) = (self.inst.servers(), self.inst.clients());
         let mut open = vec![0u64; self.w];
         (0..m).for_each(|c| set(&mut open, c));
-        State {
+        let mut st = State {
             env: vec![None; n],
             win: self.lists.iter().map(|l| (0, l.len())).collect(),
             open,
@@ -346,7 +359,11 @@ impl<'a> Search<'a> {
             lim: (self.lim.hi, self.lim.lo),
             opt: Counts::new(self.w, n),
             counted: vec![(0, 0); n],
-        }
+            caps_gen: 0,
+        };
+        // (no host is open: the caps cut windows only)
+        self.apply_caps(&mut st);
+        st
     }
 
     /// Runs `f` on a thread whose stack fits the recursion (one level per
@@ -392,6 +409,9 @@ impl<'a> Search<'a> {
                 return Err(Stop::Deadline);
             }
             self.check_beaten()?;
+        }
+        if caps::look_at(self.nodes) {
+            self.maybe_cap()?;
         }
         self.count_piece_node();
         self.follow_descent();
@@ -521,6 +541,13 @@ mod bits;
 mod bounds;
 #[path = "p2p_search_branch.rs"]
 mod branch;
+#[path = "p2p_search_caps.rs"]
+mod caps;
+/// Caps moved by the descents' probing passes so far (tests).
+#[cfg(test)]
+pub(crate) fn caps_moved() -> u64 {
+    caps::MOVED.load(std::sync::atomic::Ordering::Relaxed)
+}
 #[path = "p2p_search_descent.rs"]
 pub(crate) mod descent;
 #[path = "p2p_search_lns.rs"]

@@ -142,7 +142,7 @@ impl Search<'_> {
 
     /// Whether `st` was narrowed under a looser limit than the current one.
     pub(super) fn stale(&self, st: &State) -> bool {
-        st.lim != (self.lim.hi, self.lim.lo)
+        st.lim != (self.lim.hi, self.lim.lo) || self.caps_stale(st)
     }
 
     /// A complete state under a descent: offered as a solution (the limit
@@ -159,6 +159,9 @@ impl Search<'_> {
                 Side::Lower => min_pair(self.inst, &sc.sol),
             };
             d.offer(sc, q);
+            if let Some(c) = self.caps.as_ref() {
+                c.moved();
+            }
         }
         self.follow_descent();
     }
@@ -192,6 +195,9 @@ impl Search<'_> {
                     return false;
                 }
             }
+        }
+        if !self.apply_caps(st) {
+            return false;
         }
         for u in 0..st.win.len() {
             if !self.eligible(st, u) {

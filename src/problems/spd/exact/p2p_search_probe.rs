@@ -34,7 +34,7 @@ use std::sync::Arc;
 pub(crate) const FIRST_TRY: u64 = 20_000;
 
 /// Nodes a probe may take (its first is its propagation and bounds).
-const PER_PROBE: u64 = 20;
+pub(super) const PER_PROBE: u64 = 20;
 
 /// Most probing passes of one decision.
 const MAX_PASSES: usize = 4;
@@ -59,7 +59,7 @@ pub(crate) enum Shave {
 }
 
 /// How a pass ended inside the search thread.
-enum PassEnd {
+pub(super) enum PassEnd {
     /// Per server and list position: refuted?
     Dead(Vec<Vec<bool>>),
     /// A probe's complete state.
@@ -102,7 +102,7 @@ impl Search<'_> {
 
     /// Per server, a binary search for its first refuted position; every
     /// later one that fits with it is refuted too.
-    fn probe_all(&mut self, per_probe: u64) -> Result<PassEnd, Stop> {
+    pub(super) fn probe_all(&mut self, per_probe: u64) -> Result<PassEnd, Stop> {
         let root = self.root_state();
         let mut dead: Vec<Vec<bool>> = self.lists.iter().map(|l| vec![false; l.len()]).collect();
         if self.lim.lo > f64::NEG_INFINITY || self.k == 0 {
@@ -261,6 +261,9 @@ pub(crate) fn decide_planned(
         if dropped == 0 || dropped.saturating_mul(FADE) < first {
             break;
         }
+    }
+    if descent.is_some() {
+        search.enable_caps();
     }
     Some(search.decide_split(k, threads, busy))
 }

@@ -369,3 +369,50 @@ fn dives_match_brute_force() {
     }
     assert!(dives > 300, "only {dives} dives");
 }
+
+/// A probing pass (`caps`) caps a server's list only where no assignment
+/// within the limit (with at most `k` hosts) puts the capped clients on
+/// it: brute force over every assignment of random tiny instances. (The
+/// probes' solutions are ignored here, as in probing for another search's
+/// limits: under a descent they would move the limit past every solution.)
+#[test]
+fn caps_cut_only_refuted_tails() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let (mut capped, mut tested) = (0, 0);
+    for seed in 0..600 {
+        let (inst, lim, k) = random_case(&mut rng, seed, 7);
+        let lim = Limits {
+            lo: f64::NEG_INFINITY,
+            ..lim
+        };
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        let mut search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
+        search.enable_caps();
+        search.probes_only = true;
+        search.k = k;
+        let caps = search.caps.clone().expect("enabled");
+        assert!(search.cap_pass(&caps).is_ok(), "seed {seed}");
+        let sols: Vec<Vec<usize>> = all_solutions(&inst, &lim)
+            .into_iter()
+            .filter(|(_, h)| *h <= k)
+            .map(|(a, _)| a)
+            .collect();
+        tested += usize::from(!sols.is_empty());
+        for (s, list) in search.lists.iter().enumerate() {
+            for &(c, _) in &list[caps.end(s)..] {
+                capped += 1;
+                assert!(
+                    !sols.iter().any(|a| a[c] == s),
+                    "seed {seed}: client {c} capped off server {s}, k {k}, {lim:?}"
+                );
+            }
+        }
+    }
+    assert!(
+        capped > 100 && tested > 100,
+        "only {capped} pairs capped, {tested} feasible"
+    );
+}

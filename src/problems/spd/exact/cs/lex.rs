@@ -16,7 +16,8 @@
 //! Refuting a key near the optimum is the expensive test (seconds at 200
 //! servers × 2,000 clients), found covers are cheap: this upward order
 //! needs one refutation per root where a bisection over the root's path
-//! values needed one per halving near the optimum (measured in the README).
+//! values needed one per halving near the optimum (measured in
+//! `docs/spd-scale.md`).
 //! Every test is a [`Goal::Any`] cover of the root's allowed pairs, so a
 //! key found is a path value and the result is exact.
 //!
