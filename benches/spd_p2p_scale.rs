@@ -13,7 +13,7 @@
 //! plain one), `host-search` (f = 1.0) and `host-lns` (f = 1.2: 11 hosts
 //! from `host-search`, 9 after the dives). The other 200 × 1,000 and
 //! 160 × 800 runs end at the time limit or take over 10 s, so they are in
-//! the README's table, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
+//! `docs/spd-scale.md`'s tables, not here. CS at 200 × 2,000 (issue 25 part 3): `exact`'s
 //! whole lexicographic optimum on f = 1.3, seed 2 (`gen spd --servers 200
 //! --clients 2000 --model cs --factor 1.3 --seed 2`, about 3 s of CPU).
 //! Sample size 10; the whole run takes several
