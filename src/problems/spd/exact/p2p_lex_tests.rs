@@ -88,9 +88,10 @@ fn split_probed_descents_equal_bisections() {
 /// A delay descent split over three threads from the bound μ itself (no
 /// probing before it), its windows capped by a probing pass at its start
 /// and after every improvement (`caps`), reaches the bisection's least
-/// delay.
-#[test]
-fn capped_descents_equal_bisections() {
+/// delay: with the passes' probes improving the descent (as `exact` runs
+/// them) and without (then the passes find nothing, and a cap cutting an
+/// optimum's pair shows).
+fn capped_descents_equal_bisections_on(improving: bool) {
     use crate::problems::spd::exact::p2p_search::{caps_moved, Search};
     let before = caps_moved();
     let mut improved = 0;
@@ -109,6 +110,7 @@ fn capped_descents_equal_bisections() {
         let mut search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
         search.set_descent(Some(d.clone()));
         search.enable_caps();
+        search.set_caps_pass_improves(improving);
         let k = best.metrics.hosts;
         assert!(matches!(search.decide_split(k, 3, None), Probe::Infeasible));
         let got = d.best().expect("the host optimum fits the bound");
@@ -117,6 +119,16 @@ fn capped_descents_equal_bisections() {
     }
     assert!(improved > 20, "only {improved} delays improved");
     assert!(caps_moved() > before, "no pass capped a window");
+}
+
+#[test]
+fn capped_descents_equal_bisections() {
+    capped_descents_equal_bisections_on(true);
+}
+
+#[test]
+fn strictly_capped_descents_equal_bisections() {
+    capped_descents_equal_bisections_on(false);
 }
 
 /// The descents' thresholds step to the adjacent float, nothing between.

@@ -158,6 +158,10 @@ pub(crate) struct Search<'a> {
     /// Whether this search runs the caps' probing passes (its workers do,
     /// a pass's own probes do not).
     caps_pass: bool,
+    /// Whether a pass's probes may improve the descent (on; the tests turn
+    /// it off so that the caps, not the passes' solutions, must hold the
+    /// optimum's pairs).
+    caps_pass_improves: bool,
 }
 
 /// A node whose branches are being tried: its state (cut by its refuted
@@ -284,6 +288,7 @@ impl<'a> Search<'a> {
             probes_only: false,
             caps: None,
             caps_pass: false,
+            caps_pass_improves: true,
         })
     }
 

@@ -144,6 +144,12 @@ impl Search<'_> {
         self.caps_pass = true;
     }
 
+    /// Whether a pass's probes may improve the descent (on by default).
+    #[cfg(test)]
+    pub(crate) fn set_caps_pass_improves(&mut self, on: bool) {
+        self.caps_pass_improves = on;
+    }
+
     /// Runs a pass when one is due (called when [`look_at`] says).
     pub(super) fn maybe_cap(&mut self) -> Result<(), Stop> {
         let Some(caps) = self.caps.clone().filter(|_| self.caps_pass) else {
@@ -173,6 +179,12 @@ impl Search<'_> {
         probe.path = Vec::new();
         probe.caps_pass = false;
         probe.follow_descent();
+        if !self.caps_pass_improves {
+            // probes under the current limit alone: a probe's solution
+            // leaves its pair (probing for another search's limits)
+            probe.descent = None;
+            probe.probes_only = true;
+        }
         let before = probe.nodes;
         let run = probe.deep(|s| s.probe_all(PER_PROBE));
         self.nodes += probe.nodes - before;
