@@ -220,7 +220,8 @@ pub(crate) fn min_delay(
 
 /// A stage by branch and bound ([`descent`]): one search from `lim` (just
 /// past `best`'s value) whose limit tightens at each solution it finds;
-/// its first plain search takes `first_try` nodes ([`Plan`]). `Err` gives
+/// its first plain search takes `first_try` nodes ([`Plan`]); `critical`:
+/// `lim.hi` is the proven least delay ([`Plan::critical`]). `Err` gives
 /// `best` back when the search declines the instance.
 #[allow(clippy::result_large_err)]
 fn descend(
@@ -229,6 +230,7 @@ fn descend(
     lim: Limits,
     best: Scored,
     first_try: u64,
+    critical: bool,
     dl: &Deadline,
 ) -> Result<(Scored, Option<String>), Scored> {
     if dl.expired() {
@@ -246,6 +248,7 @@ fn descend(
     let plan = Plan {
         first_try,
         descent: Some(d.clone()),
+        critical,
         ..Plan::default()
     };
     let k = best.metrics.hosts;
@@ -273,7 +276,7 @@ fn delay_stage(
         hi: next_down(best.metrics.delay),
         lo: f64::NEG_INFINITY,
     };
-    match descend(inst, Side::Upper, start, best, FIRST_TRY, dl) {
+    match descend(inst, Side::Upper, start, best, FIRST_TRY, false, dl) {
         Ok(done) => done,
         Err(best) => delay_bisection(inst, allowed, best, dl),
     }
@@ -358,7 +361,9 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
 }
 
 /// Stage 3: the largest smallest pair (least variation) at `best`'s
-/// delay and host count.
+/// delay and host count, by a descent split over the critical pairs (the
+/// delay stage proved `best`'s delay least, so every solution has a pair
+/// at it: [`Plan::critical`]).
 fn variation_stage(
     inst: &SpdInstance,
     allowed: &Allowed,
@@ -370,7 +375,8 @@ fn variation_stage(
         hi: best.metrics.delay,
         lo: next_up(min_pair(inst, &best.sol)),
     };
-    match descend(inst, Side::Lower, start, best, FIRST_TRY, dl) {
+    // (the delay stage proved `hi` least: every solution has a pair at it)
+    match descend(inst, Side::Lower, start, best, FIRST_TRY, true, dl) {
         Ok(done) => done,
         Err(best) => variation_bisection(inst, allowed, best, dl),
     }

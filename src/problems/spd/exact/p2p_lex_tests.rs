@@ -25,14 +25,15 @@ fn by_descent(inst: &SpdInstance, best: Scored, first_try: u64) -> (Scored, Scor
         hi: next_down(best.metrics.delay),
         lo: f64::NEG_INFINITY,
     };
-    let (d, why) = descend(inst, Side::Upper, upper, best, first_try, &dl).expect("small");
+    let (d, why) = descend(inst, Side::Upper, upper, best, first_try, false, &dl).expect("small");
     assert!(why.is_none(), "{why:?}");
     let lower = Limits {
         mu: inst.bound,
         hi: d.metrics.delay,
         lo: next_up(min_pair(inst, &d.sol)),
     };
-    let (v, why) = descend(inst, Side::Lower, lower, d.clone(), first_try, &dl).expect("small");
+    let (v, why) =
+        descend(inst, Side::Lower, lower, d.clone(), first_try, true, &dl).expect("small");
     assert!(why.is_none(), "{why:?}");
     (d, v)
 }

@@ -53,6 +53,10 @@
 //!    threads (`split`): workers donate untried branches as pieces and the
 //!    leftmost solution wins, so the answer, the solution and (for a
 //!    refutation) the node count are those of one thread.
+//! 8. *Critical pairs* (the variation stage only): at the proven least
+//!    delay every solution has a pair of exactly that delay between its
+//!    hosts' tops, so the search runs one root per such pair, the two
+//!    clients placed and the two tops fixed (`critical`).
 //!
 //! Every step is exact (no float slack beyond the evaluator's own
 //! [`within_bound`](crate::core::within_bound)); the solution found is
@@ -553,6 +557,8 @@ mod caps;
 pub(crate) fn caps_moved() -> u64 {
     caps::MOVED.load(std::sync::atomic::Ordering::Relaxed)
 }
+#[path = "p2p_search_critical.rs"]
+mod critical;
 #[path = "p2p_search_descent.rs"]
 pub(crate) mod descent;
 #[path = "p2p_search_lns.rs"]
@@ -566,6 +572,9 @@ mod split;
 #[path = "p2p_search_windows.rs"]
 mod windows;
 
+#[cfg(test)]
+#[path = "p2p_search_critical_tests.rs"]
+mod critical_tests;
 #[cfg(test)]
 #[path = "p2p_search_tests.rs"]
 mod tests;

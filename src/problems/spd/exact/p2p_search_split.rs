@@ -34,6 +34,7 @@
 //! plus those of pieces right of its solution searched meanwhile); a
 //! donation copies one node state (`O(n + m)` words).
 
+use super::critical::Critical;
 use super::{stack_bytes, Frame, Search, State, Stop};
 use crate::problems::spd::exact::Probe;
 use std::cmp::{Ordering, Reverse};
@@ -51,6 +52,8 @@ enum Start {
     Root(State),
     /// Untried branches of a node.
     Branches(Frame),
+    /// A critical pair's root ([`super::critical`]), built when taken.
+    Critical(Critical),
 }
 
 /// A part of the tree one worker searches.
@@ -104,11 +107,12 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    /// A queue holding the whole tree as one piece.
-    fn new(root: Piece) -> Arc<Pool> {
+    /// A queue holding the tree as `roots` (the whole tree as one
+    /// piece, or one piece per critical pair).
+    fn new(roots: Vec<Piece>) -> Arc<Pool> {
         Arc::new(Pool {
             shared: Mutex::new(Shared {
-                queue: BinaryHeap::from([Reverse(root)]),
+                queue: roots.into_iter().map(Reverse).collect(),
                 running: 0,
                 best: None,
                 stopped: false,
@@ -258,16 +262,52 @@ impl Search<'_> {
         busy: Option<&AtomicUsize>,
     ) -> Probe {
         self.k = k;
-        self.budget = u64::MAX;
-        if k == 0 {
-            return Probe::Infeasible;
-        }
         let root = Piece {
             key: Vec::new(),
             node: Vec::new(),
             start: Start::Root(self.root_state()),
         };
-        let pool = Pool::new(root);
+        self.decide_pieces(k, vec![root], threads, busy)
+    }
+
+    /// [`Search::decide_split`] over the variation stage's critical pairs
+    /// ([`super::critical`]): one piece per pair, the `i`-th named `[i]`
+    /// (a virtual root whose branches they are).
+    pub(crate) fn decide_critical(
+        &mut self,
+        k: usize,
+        d: f64,
+        threads: usize,
+        busy: Option<&AtomicUsize>,
+    ) -> Probe {
+        self.k = k;
+        let pieces = self
+            .critical_pairs(d)
+            .into_iter()
+            .enumerate()
+            .map(|(i, cfg)| Piece {
+                key: vec![i as u32],
+                node: vec![i as u32],
+                start: Start::Critical(cfg),
+            })
+            .collect();
+        self.decide_pieces(k, pieces, threads, busy)
+    }
+
+    /// Searches `pieces` (the tree's parts) on `threads` workers.
+    fn decide_pieces(
+        &mut self,
+        k: usize,
+        pieces: Vec<Piece>,
+        threads: usize,
+        busy: Option<&AtomicUsize>,
+    ) -> Probe {
+        self.k = k;
+        self.budget = u64::MAX;
+        if k == 0 {
+            return Probe::Infeasible;
+        }
+        let pool = Pool::new(pieces);
         let base = (self.nodes, self.cuts, self.packing_refuted);
         let mut workers: Vec<Search> = (0..threads.max(1)).map(|_| self.clone()).collect();
         let started = run_workers(&mut workers, &pool, threads, busy);
@@ -319,6 +359,10 @@ impl Search<'_> {
         match piece.start {
             Start::Root(st) => self.dfs(st),
             Start::Branches(frame) => self.branches(frame, &mut Vec::new()),
+            Start::Critical(cfg) => match self.critical_root(cfg) {
+                Some(st) => self.dfs(st),
+                None => Ok(None),
+            },
         }
     }
 

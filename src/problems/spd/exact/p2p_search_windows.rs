@@ -67,6 +67,14 @@ impl Search<'_> {
     /// Puts client `c` (position `i` of server `s`) on `s`, then narrows
     /// every window and adds the clients it frees.
     pub(super) fn put(&self, st: &mut State, s: usize, i: usize) {
+        if self.place(st, s, i) {
+            self.free_on(st, s);
+        }
+    }
+
+    /// [`Search::put`] without the free clients: true when `s`'s envelope
+    /// grew (then the windows were narrowed and clients may be free).
+    pub(super) fn place(&self, st: &mut State, s: usize, i: usize) -> bool {
         let c = self.lists[s][i].0;
         let (lo, hi) = match st.env[s] {
             None => {
@@ -92,7 +100,7 @@ impl Search<'_> {
         // the free rule: now it is placed by the branch)
         clear(&mut st.free, c);
         if st.env[s] == Some((lo, hi)) {
-            return;
+            return false;
         }
         st.env[s] = Some((lo, hi));
         let (vlo, vhi) = (self.val(s, lo), self.val(s, hi));
@@ -102,7 +110,7 @@ impl Search<'_> {
                 st.win[u] = self.narrow(u, st.win[u], s, vlo, vhi);
             }
         }
-        self.free_on(st, s);
+        true
     }
 
     /// Assigns to host `s` the unassigned clients inside its envelope (by
