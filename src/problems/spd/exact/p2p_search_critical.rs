@@ -19,13 +19,24 @@
 //! The descent ([`super::descent`]) runs across them: a solution in one
 //! raises the lower limit for all that follow.
 //!
-//! Complexity: the configurations are found by a binary search per server
-//! pair and allowed access, `O(n² · m · log m)` pair sums for `n` servers
-//! and `m` clients (fewer: only the allowed lists); then the search's nodes
-//! over all configurations.
+//! More than [`MAX_CRITICAL`] configurations (latencies on a coarse grid
+//! tie often) and the stage's search runs whole instead, as before this
+//! split.
+//!
+//! Measured (160 × 800 P2P, f = 1.2, two threads): the variation stage
+//! 33.1 s → 1.2 s at seed 1 (383–769 pairs, 13,000–20,000 nodes), more
+//! than 68 s → 2.1 s at seed 3 (`docs/spd-scale.md`, seventeenth round).
+//!
+//! Complexity: the configurations are found with two pointers per server
+//! pair, `O(n² · m)` pair sums for `n` servers and `m` clients (fewer:
+//! only the allowed lists); then the search's nodes over all of them.
 
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q;
+
+/// Most configurations the split takes (a piece and its key take a few
+/// hundred bytes until it is searched: about 30 MB at this many).
+pub(super) const MAX_CRITICAL: usize = 100_000;
 
 /// A critical pair: client `p` of server `s` and client `q` of server `t`
 /// (list positions), their pair the largest; for `s == t`, `q < p`.
@@ -39,34 +50,54 @@ pub(super) struct Critical {
 
 impl Search<'_> {
     /// Every configuration whose pair sums to exactly `d` (with the
-    /// evaluator's arithmetic) over the allowed lists, servers ascending.
-    pub(super) fn critical_pairs(&self, d: f64) -> Vec<Critical> {
+    /// evaluator's arithmetic) over the allowed lists, by server pair;
+    /// `None` when there are more than `most` (then the stage's search
+    /// runs whole).
+    pub(super) fn critical_pairs(&self, d: f64, most: usize) -> Option<Vec<Critical>> {
         let n = self.lists.len();
         let mut out = Vec::new();
         for s in 0..n {
-            for (p, &(c, x)) in self.lists[s].iter().enumerate() {
-                for t in s..n {
-                    let vals = &self.vals[t];
-                    // the pair ascends along `t`'s list: one run equals `d`
-                    let q_of = |y: f64| pair_q(self.inst, s, x, t, y);
-                    let from = vals.partition_point(|&y| q_of(y) < d);
-                    let to = vals.partition_point(|&y| q_of(y) <= d);
-                    let to = if s == t { to.min(p) } else { to };
-                    for q in from..to {
-                        if s != t && self.lists[t][q].0 == c {
-                            continue;
-                        }
-                        out.push(Critical {
-                            s: s as u32,
-                            p: p as u32,
-                            t: t as u32,
-                            q: q as u32,
-                        });
-                    }
+            for t in s..n {
+                self.critical_between(s, t, d, &mut out);
+                if out.len() > most {
+                    return None;
                 }
             }
         }
-        out
+        Some(out)
+    }
+
+    /// [`Search::critical_pairs`] of servers `s <= t`: the pair ascends
+    /// with either access, so as `s`'s access grows the run of `t`'s
+    /// positions summing to `d` moves down its list (two pointers, `O(|s| +
+    /// |t|)` pair sums).
+    fn critical_between(&self, s: usize, t: usize, d: f64, out: &mut Vec<Critical>) {
+        let vals = &self.vals[t];
+        // `t`'s positions `[from, to)` sum to exactly `d` with `x`
+        let (mut from, mut to) = (vals.len(), vals.len());
+        for (p, &(c, x)) in self.lists[s].iter().enumerate() {
+            let q_of = |i: usize| pair_q(self.inst, s, x, t, vals[i]);
+            while to > 0 && q_of(to - 1) > d {
+                to -= 1;
+            }
+            from = from.min(to);
+            while from > 0 && q_of(from - 1) >= d {
+                from -= 1;
+            }
+            // one host: its second lies below its top
+            let end = if s == t { to.min(p) } else { to };
+            for q in from..end {
+                if s != t && self.lists[t][q].0 == c {
+                    continue;
+                }
+                out.push(Critical {
+                    s: s as u32,
+                    p: p as u32,
+                    t: t as u32,
+                    q: q as u32,
+                });
+            }
+        }
     }
 
     /// The root of configuration `cfg`: both clients placed, the two tops

@@ -88,7 +88,11 @@ fn critical_roots_keep_every_solution() {
         let lists = allowed_pairs(&inst, &lim).expect("a solution fits");
         let mut search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
         search.k = k;
-        let critical = search.critical_pairs(d);
+        let critical = search.critical_pairs(d, usize::MAX).expect("no limit");
+        let count = critical.len();
+        if count > 0 {
+            assert!(search.critical_pairs(d, count - 1).is_none());
+        }
         for (a, _) in sols.iter().filter(|s| s.1 <= d) {
             let mine = configs_of(&search, a, d);
             assert!(!mine.is_empty(), "seed {seed}: no pair at the least delay");

@@ -34,7 +34,7 @@
 //! plus those of pieces right of its solution searched meanwhile); a
 //! donation copies one node state (`O(n + m)` words).
 
-use super::critical::Critical;
+use super::critical::{Critical, MAX_CRITICAL};
 use super::{stack_bytes, Frame, Search, State, Stop};
 use crate::problems::spd::exact::Probe;
 use std::cmp::{Ordering, Reverse};
@@ -272,7 +272,8 @@ impl Search<'_> {
 
     /// [`Search::decide_split`] over the variation stage's critical pairs
     /// ([`super::critical`]): one piece per pair, the `i`-th named `[i]`
-    /// (a virtual root whose branches they are).
+    /// (a virtual root whose branches they are); over the whole tree when
+    /// there are more than [`MAX_CRITICAL`] pairs.
     pub(crate) fn decide_critical(
         &mut self,
         k: usize,
@@ -281,8 +282,10 @@ impl Search<'_> {
         busy: Option<&AtomicUsize>,
     ) -> Probe {
         self.k = k;
-        let pieces = self
-            .critical_pairs(d)
+        let Some(pairs) = self.critical_pairs(d, MAX_CRITICAL) else {
+            return self.decide_split(k, threads, busy);
+        };
+        let pieces = pairs
             .into_iter()
             .enumerate()
             .map(|(i, cfg)| Piece {
