@@ -52,11 +52,14 @@ impl Search<'_> {
     /// Every configuration whose pair sums to exactly `d` (with the
     /// evaluator's arithmetic) over the allowed lists, by server pair;
     /// `None` when there are more than `most` (then the stage's search
-    /// runs whole).
+    /// runs whole), or when the deadline has passed.
     pub(super) fn critical_pairs(&self, d: f64, most: usize) -> Option<Vec<Critical>> {
         let n = self.lists.len();
         let mut out = Vec::new();
         for s in 0..n {
+            if self.deadline.expired() {
+                return None;
+            }
             for t in s..n {
                 self.critical_between(s, t, d, &mut out);
                 if out.len() > most {

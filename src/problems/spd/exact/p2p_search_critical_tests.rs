@@ -137,3 +137,34 @@ fn critical_roots_keep_every_solution() {
         "{kept} roots, {decided} decisions"
     );
 }
+
+/// A passed deadline stops the critical pairs' enumeration (the split
+/// then falls back to the whole tree, which looks at the deadline every
+/// 256 nodes: a tiny search may still answer, and must answer right).
+#[test]
+fn critical_pairs_keep_the_deadline() {
+    let mut rng = ChaCha8Rng::seed_from_u64(37);
+    let mut tested = 0;
+    for seed in 0..200 {
+        let (inst, lim, k) = random_case(&mut rng, seed, 7);
+        let sols = solutions(&inst, &lim, k);
+        let Some(d) = sols.iter().map(|s| s.1).min_by(f64::total_cmp) else {
+            continue;
+        };
+        let lim = Limits { hi: d, ..lim };
+        let lists = allowed_pairs(&inst, &lim).expect("a solution fits");
+        let dl = Deadline::after(Some(0.0));
+        let mut search = Search::new(&inst, lim, lists, dl).expect("small");
+        assert!(
+            search.critical_pairs(d, usize::MAX).is_none(),
+            "seed {seed}"
+        );
+        let answer = search.decide_critical(k, d, 2, None);
+        assert!(
+            !matches!(answer, Probe::Infeasible),
+            "seed {seed}: refuted a feasible decision"
+        );
+        tested += 1;
+    }
+    assert!(tested > 50, "{tested}");
+}

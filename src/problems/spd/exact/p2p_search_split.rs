@@ -362,6 +362,9 @@ impl Search<'_> {
         match piece.start {
             Start::Root(st) => self.dfs(st),
             Start::Branches(frame) => self.branches(frame, &mut Vec::new()),
+            // (most roots fail at once, before any node: the deadline is
+            // looked at here)
+            Start::Critical(_) if self.deadline.expired() => Err(Stop::Deadline),
             Start::Critical(cfg) => match self.critical_root(cfg) {
                 Some(st) => self.dfs(st),
                 None => Ok(None),
