@@ -112,7 +112,8 @@ fn critical_roots_keep_every_solution() {
                 kept += 1;
             }
         }
-        for lo in [lim.lo, d * rng.random_range(0.0..0.8)] {
+        // (raised only: no solution below `d` may appear)
+        for lo in [lim.lo, lim.lo.max(d * rng.random_range(0.0..0.8))] {
             let lim = Limits { lo, ..lim };
             let Ok(lists) = allowed_pairs(&inst, &lim) else {
                 continue;
