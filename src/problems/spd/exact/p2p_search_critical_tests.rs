@@ -24,6 +24,32 @@ fn solutions(inst: &SpdInstance, lim: &Limits, k: usize) -> Vec<(Vec<usize>, f64
     out
 }
 
+/// A random tiny case at its least largest pair `d` (with at most `k`
+/// hosts, within the case's lower limit): the upper limit is `d`, `sols`
+/// are the case's assignments with their largest pairs.
+struct Case {
+    inst: SpdInstance,
+    lim: Limits,
+    k: usize,
+    sols: Vec<(Vec<usize>, f64)>,
+    d: f64,
+}
+
+/// [`Case`] from [`random_case`]; `None` when nothing fits it.
+fn least_delay_case(rng: &mut ChaCha8Rng, seed: u64) -> Option<Case> {
+    let (inst, lim, k) = random_case(rng, seed, 7);
+    let sols = solutions(&inst, &lim, k);
+    let d = sols.iter().map(|s| s.1).min_by(f64::total_cmp)?;
+    let lim = Limits { hi: d, ..lim };
+    Some(Case {
+        inst,
+        lim,
+        k,
+        sols,
+        d,
+    })
+}
+
 /// The configurations of assignment `a` whose pair is `d`: its hosts'
 /// tops (the last list position among its clients) across two hosts, or
 /// a host's top and second.
@@ -79,12 +105,16 @@ fn critical_roots_keep_every_solution() {
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     let (mut kept, mut decided) = (0, 0);
     for seed in 0..800 {
-        let (inst, lim, k) = random_case(&mut rng, seed, 7);
-        let sols = solutions(&inst, &lim, k);
-        let Some(d) = sols.iter().map(|s| s.1).min_by(f64::total_cmp) else {
+        let Some(Case {
+            inst,
+            lim,
+            k,
+            sols,
+            d,
+        }) = least_delay_case(&mut rng, seed)
+        else {
             continue;
         };
-        let lim = Limits { hi: d, ..lim };
         let lists = allowed_pairs(&inst, &lim).expect("a solution fits");
         let mut search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
         search.k = k;
@@ -147,12 +177,12 @@ fn critical_pairs_keep_the_deadline() {
     let mut rng = ChaCha8Rng::seed_from_u64(37);
     let mut tested = 0;
     for seed in 0..200 {
-        let (inst, lim, k) = random_case(&mut rng, seed, 7);
-        let sols = solutions(&inst, &lim, k);
-        let Some(d) = sols.iter().map(|s| s.1).min_by(f64::total_cmp) else {
+        let Some(Case {
+            inst, lim, k, d, ..
+        }) = least_delay_case(&mut rng, seed)
+        else {
             continue;
         };
-        let lim = Limits { hi: d, ..lim };
         let lists = allowed_pairs(&inst, &lim).expect("a solution fits");
         let dl = Deadline::after(Some(0.0));
         let mut search = Search::new(&inst, lim, lists, dl).expect("small");
