@@ -104,8 +104,9 @@ impl Search<'_> {
     }
 
     /// The root of configuration `cfg`: both clients placed, the two tops
-    /// fixed; `None` when the configuration breaks the limits or the root
-    /// windows at once.
+    /// fixed; `None` when a client of the pair lies outside its server's
+    /// window (narrowed under the limits, and by the first client placed),
+    /// so that no solution has this configuration.
     pub(super) fn critical_root(&self, cfg: Critical) -> Option<State> {
         let (s, p, t, q) = (
             cfg.s as usize,

@@ -3,25 +3,23 @@
 
 use super::critical::Critical;
 use super::*;
-use crate::problems::spd::exact::p2p::tests::{any_feasible, exists, random_case};
+use crate::problems::spd::exact::p2p::tests::{exists, random_case};
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Every assignment with at most `k` hosts within `lim`, with its
-/// largest pair.
+/// Every assignment with at most `k` hosts within `lim` (brute force),
+/// with its largest pair.
 fn solutions(inst: &SpdInstance, lim: &Limits, k: usize) -> Vec<(Vec<usize>, f64)> {
-    let mut out = Vec::new();
-    any_feasible(inst, lim, k, |a, _| {
-        let sol = SpdSolution {
-            root: None,
-            assign: a.to_vec(),
-        };
-        let (_, max) = crate::problems::spd::eval::p2p_pair_range(inst, &sol);
-        out.push((a.to_vec(), max));
-        false
-    });
-    out
+    super::tests::all_solutions(inst, lim)
+        .into_iter()
+        .filter(|(_, hosts)| *hosts <= k)
+        .map(|(assign, _)| {
+            let sol = SpdSolution { root: None, assign };
+            let (_, max) = crate::problems::spd::eval::p2p_pair_range(inst, &sol);
+            (sol.assign, max)
+        })
+        .collect()
 }
 
 /// A random tiny case at its least largest pair `d` (with at most `k`

@@ -321,7 +321,7 @@ fn name(p: &Probe) -> &'static str {
 
 /// Every feasible assignment of a tiny instance (brute force), with its
 /// host count.
-fn all_solutions(inst: &SpdInstance, lim: &Limits) -> Vec<(Vec<usize>, usize)> {
+pub(super) fn all_solutions(inst: &SpdInstance, lim: &Limits) -> Vec<(Vec<usize>, usize)> {
     let mut out = Vec::new();
     crate::problems::spd::exact::p2p::tests::any_feasible(inst, lim, usize::MAX, |a, h| {
         out.push((a.to_vec(), h));
