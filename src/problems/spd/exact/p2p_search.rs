@@ -40,7 +40,11 @@
 //!    one of them can take fitting together on it and across the pair.
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
-//!    unassigned clients their window holds.
+//!    unassigned clients their window holds. A branch that opens the last
+//!    host is refuted before its node is built when some unassigned client
+//!    lies in none of the `k` hosts' windows narrowed against it
+//!    (`Search::last_host_fails`: its node would die at its first count,
+//!    and such nodes were three quarters of a hard refutation's).
 //! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
 //!    allows would let `c` join (then a solution there with `s`'s top at
@@ -140,6 +144,11 @@ pub(crate) struct Search<'a> {
     packing: bool,
     /// Nodes that check refuted.
     packing_refuted: u64,
+    /// Whether branches opening the last host are checked before their
+    /// node ([`Search::last_host_fails`]).
+    last_host: bool,
+    /// Branches that check refuted.
+    last_host_refuted: u64,
     /// Branch indices from the decision's root to the current node.
     path: Vec<u32>,
     /// The split search this worker belongs to, with its piece's state.
@@ -283,6 +292,8 @@ impl<'a> Search<'a> {
             cut: true,
             packing: true,
             packing_refuted: 0,
+            last_host: true,
+            last_host_refuted: 0,
             path: Vec::new(),
             piece: None,
             donate_every: split::DONATE_EVERY,
@@ -320,6 +331,13 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_packing(&mut self, on: bool) {
         self.packing = on;
+    }
+
+    /// Whether branches opening the last host are checked before their
+    /// node (on by default; [`Search::last_host_fails`]).
+    #[cfg(test)]
+    pub(crate) fn set_last_host(&mut self, on: bool) {
+        self.last_host = on;
     }
 
     /// True once the search's deadline has passed.
@@ -513,6 +531,7 @@ impl<'a> Search<'a> {
     fn branches(&mut self, frame: Frame, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
         let level = stack.len();
         stack.push(frame);
+        let mut need = vec![0u64; self.w];
         let out = loop {
             self.maybe_donate(stack);
             if self.stale(&stack[level].st) && !self.renarrow(&mut stack[level].st) {
@@ -529,7 +548,17 @@ impl<'a> Search<'a> {
             if p < a || p >= b {
                 continue;
             }
-            let mut child = f.st.clone();
+            if self.last_host_fails(&stack[level].st, s, p, &mut need) {
+                // counted as the node it spares (budgets, probing passes and
+                // donations see the same counts)
+                if let Err(stop) = self.tick() {
+                    break Err(stop);
+                }
+                self.last_host_refuted += 1;
+                self.cap_refuted(&mut stack[level].st, s, p);
+                continue;
+            }
+            let mut child = stack[level].st.clone();
             self.put(&mut child, s, p);
             self.path.push(index);
             let found = self.node(child, stack);

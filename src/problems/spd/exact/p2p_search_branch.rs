@@ -2,7 +2,7 @@
 //! branch on, the order of its values, and the cut a refuted branch makes
 //! in its siblings' windows.
 
-use super::bits::{ones, Counts};
+use super::bits::{clear, ones, Counts};
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q;
 use rand::Rng;
@@ -32,6 +32,52 @@ impl Search<'_> {
         }
         st.win[s].1 = a + self.vals[s][a..b].partition_point(|&v| v < x);
         self.cuts += 1;
+    }
+
+    /// Whether the branch "the client at position `p` of `s` on `s`", with
+    /// `s` not a host and one host left to open, dies at once: with it `k`
+    /// hosts are open, no other server is an option, and some unassigned
+    /// client lies in none of their windows narrowed against `s`'s new
+    /// envelope (as [`Search::place`] narrows them). The child would find
+    /// the same client without options at its first count; this costs
+    /// `O(k · (m/64 + log m))` where the child costs a state's copy and
+    /// every window's narrowing. `need` is scratch of one bitset.
+    pub(super) fn last_host_fails(&self, st: &State, s: usize, p: usize, need: &mut [u64]) -> bool {
+        if !self.last_host || st.env[s].is_some() || st.hosts + 1 != self.k {
+            return false;
+        }
+        let c = self.lists[s][p].0;
+        need.copy_from_slice(&st.open);
+        clear(need, c);
+        let x = self.val(s, p);
+        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
+        for h in hosts.chain(std::iter::once(s)) {
+            let (a, b) = self.narrow(h, st.win[h], s, x, x);
+            if a >= b {
+                continue;
+            }
+            let (w, pre) = (self.w, &self.prefix[h]);
+            let mut left = 0;
+            for (j, o) in need.iter_mut().enumerate() {
+                *o &= !(pre[b * w + j] & !pre[a * w + j]);
+                left |= *o;
+            }
+            if left == 0 {
+                return false;
+            }
+        }
+        // every search the tests run checks the claim against the child
+        #[cfg(test)]
+        {
+            let mut child = st.clone();
+            self.put(&mut child, s, p);
+            self.count_options(&mut child, need);
+            assert!(
+                child.opt.misses(&child.open),
+                "a last host's branch was refuted that its node would not refute at once"
+            );
+        }
+        true
     }
 
     /// The client to branch on: the orphan with fewest options, else the

@@ -255,6 +255,32 @@ fn packing_check_changes_no_answer() {
     );
 }
 
+/// The check of branches opening the last host
+/// ([`Search::last_host_fails`]): with and without it, every decision on
+/// the paper's random P2P instances ends the same way with the same
+/// solution and the same node count (a refuted branch counts as the node
+/// it spares), and it does refute branches (each one checked against the
+/// node it spares, inside the check).
+#[test]
+fn last_host_check_changes_no_answer() {
+    let (refuted, both) = on_off(
+        43,
+        ((20, 30), (60, 120)),
+        3..=12,
+        |s, on| s.set_last_host(on),
+        |s| s.last_host_refuted,
+        true,
+    );
+    assert!(
+        refuted > 1000,
+        "only {refuted} branches refuted: the test does not exercise the check"
+    );
+    assert!(
+        both[0] > 50 && both[1] > 50,
+        "feasible / infeasible decisions: {both:?}"
+    );
+}
+
 /// Every decision (`ks`) on 400 paper instances of the given server and
 /// client ranges (`paper_case_sized`, rng seeded `seed0`), with a switch
 /// of the search on and off: the answers agree (an unknown one aside, and
