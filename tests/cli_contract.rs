@@ -377,3 +377,75 @@ fn spd_exact_records_carry_stage_times() {
     let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
     assert!(line["timing"].get("stages").is_none(), "{line}");
 }
+
+/// P2P `exact`'s `hosts` stage lists its decisions as steps (`at most k
+/// hosts` and the answer): on one thread every count from 1 up to one
+/// below the start's, each refuted, which proves the start's count (a
+/// `gen spd` instance where the heuristics' lower bound does not). The
+/// solution file keeps them.
+#[test]
+fn p2p_host_stage_lists_its_decisions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let g = serverpick(&[
+        "gen",
+        "spd",
+        "--servers",
+        "40",
+        "--clients",
+        "200",
+        "--model",
+        "p2p",
+        "--factor",
+        "1.0",
+        "--count",
+        "1",
+        "--seed",
+        "4",
+        "--out",
+        d,
+    ]);
+    assert!(g.status.success(), "{}", text(&g.stderr));
+    let path = dir.path().join("paper-p2p-40s-200c-f1-s4.json");
+    let out = dir.path().join("sol");
+    let o = serverpick(&[
+        "solve",
+        path.to_str().unwrap(),
+        "--engine",
+        "exact",
+        "--json",
+        "--threads",
+        "1",
+        "--no-lexicographic",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    assert_eq!(line["status"], "optimal");
+    let hosts = line["metrics"]["hosts"].as_u64().unwrap() as usize;
+    let stage = &line["timing"]["stages"][1];
+    assert_eq!(stage["stage"], "hosts");
+    let steps = stage["steps"].as_array().expect("steps");
+    let got: Vec<(String, String)> = steps
+        .iter()
+        .map(|s| {
+            (
+                s["step"].as_str().unwrap().into(),
+                s["result"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = (1..hosts)
+        .map(|k| {
+            let s = if k == 1 { "" } else { "s" };
+            (format!("at most {k} host{s}"), "infeasible".to_string())
+        })
+        .collect();
+    assert!(hosts > 2, "the instance should need a few decisions");
+    assert_eq!(got, want);
+    assert!(steps.iter().all(|s| s["ms"].as_f64().unwrap() >= 0.0));
+    let (_, rec) = the_solution_file(&out);
+    let t = rec.timing.expect("timing");
+    assert_eq!(t.stages[1].steps.len(), hosts - 1);
+}

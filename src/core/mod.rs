@@ -22,7 +22,7 @@ pub use family::{
 };
 pub use options::{ParamKind, ParamSpec, ParamValue, SolveOptions};
 pub use outcome::{fill_record, metrics_map, Outcome, Verdict};
-pub use record::{SolveRecord, StageTime, Timing};
+pub use record::{SolveRecord, StageStep, StageTime, Timing};
 pub use status::{relative_gap, within_bound, FailureReason, Status, StopReason};
 
 /// Runs `f`, returning its value and its wall time in milliseconds.

@@ -103,6 +103,25 @@ pub struct StageTime {
     pub stage: String,
     /// Its wall time, milliseconds.
     pub ms: f64,
+    /// The stage's steps, in the order they ended, when the engine reports
+    /// them (SPD `exact`'s P2P `hosts` stage: one per host-count decision).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StageStep>,
+}
+
+/// One step of a stage ([`StageTime::steps`]): what it decided, its
+/// answer and its wall time. Steps may run side by side (on the run's
+/// threads), so their times may add up to more than the stage's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StageStep {
+    /// What the step decided (e.g. `at most 10 hosts`).
+    pub step: String,
+    /// Its answer (e.g. `feasible`, `infeasible`, `unknown`, or
+    /// `cancelled` when another step's answer settled it first).
+    pub result: String,
+    /// Its wall time, milliseconds.
+    pub ms: f64,
 }
 
 impl StageTime {
@@ -112,6 +131,7 @@ impl StageTime {
         stages.push(StageTime {
             stage: stage.to_string(),
             ms,
+            steps: Vec::new(),
         });
         out
     }

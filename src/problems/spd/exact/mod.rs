@@ -372,7 +372,10 @@ fn proven_note(model: CommModel) -> String {
 /// Reports its stage times (`timing.stages`): `start` (the heuristics'
 /// incumbent; for P2P also `host-search` and `host-lns`), `hosts`, and with
 /// the lexicographic stages `delay` and `variation` (the pair filter or the
-/// CS covers' setup counted in `delay`).
+/// CS covers' setup counted in `delay`). For P2P the `hosts` stage lists
+/// its decisions as steps (`at most k hosts`: the answer and wall time),
+/// which say whether the stage's time went to refuting a count or to
+/// finding a solution at one.
 impl Engine<SpdInstance> for ExactSpd {
     fn name(&self) -> &str {
         "exact"
@@ -385,10 +388,13 @@ impl Engine<SpdInstance> for ExactSpd {
         }
         let mut stages = Vec::new();
         let (incumbent, lb) = StageTime::time(&mut stages, "start", || start(inst, ctx, 1));
-        let host = StageTime::time(&mut stages, "hosts", || match inst.model {
-            CommModel::Cs => cs::min_hosts(inst, incumbent, lb, deadline),
-            CommModel::P2p => p2p_hosts::min_hosts(inst, incumbent, lb, deadline),
+        let (host, steps) = StageTime::time(&mut stages, "hosts", || match inst.model {
+            CommModel::Cs => (cs::min_hosts(inst, incumbent, lb, deadline), Vec::new()),
+            CommModel::P2p => p2p_hosts::min_hosts_steps(inst, incumbent, lb, deadline),
         });
+        if let Some(hosts) = stages.last_mut() {
+            hosts.steps = steps;
+        }
         let lexicographic = ctx.opts.flag(&LEXICOGRAPHIC);
         let mut lex = match (&host, lexicographic) {
             (HostStage::Proven(sc), true) => Some(match inst.model {

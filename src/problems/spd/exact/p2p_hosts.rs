@@ -14,7 +14,7 @@
 //! one/two-host enumeration ([`p2p_few`]) and the level-indicator MILP
 //! (`P2pModel`) run instead.
 
-use crate::core::Status;
+use crate::core::{StageStep, Status};
 use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{allowed_pairs, Limits, P2pModel};
 use crate::problems::spd::exact::p2p_search::probe::decide_probed;
@@ -33,20 +33,32 @@ pub(crate) fn min_hosts(
     known_lb: usize,
     dl: &Deadline,
 ) -> HostStage {
+    min_hosts_steps(inst, incumbent, known_lb, dl).0
+}
+
+/// [`min_hosts`], and the search's decisions as the stage's steps
+/// (`at most k hosts`: `feasible`, `infeasible`, `unknown` or `cancelled`,
+/// in the order they ended; none on the MILP route).
+pub(crate) fn min_hosts_steps(
+    inst: &SpdInstance,
+    incumbent: Option<Scored>,
+    known_lb: usize,
+    dl: &Deadline,
+) -> (HostStage, Vec<StageStep>) {
     crate::problems::spd::exact::p2p::write_reference(inst, dl);
     if let Some(sc) = incumbent.as_ref().filter(|sc| sc.metrics.hosts <= known_lb) {
-        return HostStage::Proven(sc.clone());
+        return (HostStage::Proven(sc.clone()), Vec::new());
     }
     if dl.expired() {
         // The pair filter alone costs O(n²·m + n·m·log m): out of time, report
         // what is known rather than overrun the limit.
-        return HostStage::Unproven(incumbent, known_lb.max(1));
+        return (HostStage::Unproven(incumbent, known_lb.max(1)), Vec::new());
     }
     let lim = Limits::bound(inst.bound);
     let allowed = match allowed_pairs(inst, &lim) {
         Ok(a) => a,
         Err(c) => {
-            return match incumbent {
+            let stage = match incumbent {
                 None => HostStage::Infeasible(format!(
                     "client {c} cannot meet μ = {} with every other client from any server",
                     inst.bound
@@ -55,18 +67,20 @@ pub(crate) fn min_hosts(
                     "the pair filter rejects a feasible solution".into(),
                     Some(sc),
                 ),
-            }
+            };
+            return (stage, Vec::new());
         }
     };
     if Search::new(inst, lim, allowed.clone(), dl.clone()).is_none() {
-        return milp_hosts(inst, incumbent, known_lb, dl);
+        return (milp_hosts(inst, incumbent, known_lb, dl), Vec::new());
     }
     search_hosts(inst, lim, &allowed, incumbent, known_lb.max(1), dl)
 }
 
 /// Decides `k = lb, lb+1, …` with the search (and probing,
 /// [`decide_probed`]) until one is feasible: on the run's threads, each
-/// worker takes the least count not yet started ([`Ladder`]).
+/// worker takes the least count not yet started ([`Ladder`]). With the
+/// decisions as steps.
 fn search_hosts(
     inst: &SpdInstance,
     lim: Limits,
@@ -74,7 +88,7 @@ fn search_hosts(
     best: Option<Scored>,
     lb: usize,
     dl: &Deadline,
-) -> HostStage {
+) -> (HostStage, Vec<StageStep>) {
     let ub = best
         .as_ref()
         .map_or(inst.servers() + 1, |s| s.metrics.hosts);
@@ -89,18 +103,22 @@ fn search_hosts(
     };
     let ladder = Ladder::climb(lb, ub, threads, dl, decide);
     let mut best = best;
-    match ladder.found {
-        Some(sc) if ladder.lo >= ladder.hi => return HostStage::Proven(sc),
-        found => keep_better(&mut best, found),
-    }
-    match best {
-        _ if ladder.lo < ladder.hi => HostStage::Unproven(best, ladder.lo),
-        Some(sc) => HostStage::Proven(sc),
-        None => HostStage::Infeasible(format!(
-            "no assignment meets μ = {} with any number of hosts",
-            inst.bound
-        )),
-    }
+    let (lo, hi) = (ladder.lo, ladder.hi);
+    let stage = match ladder.found {
+        Some(sc) if lo >= hi => HostStage::Proven(sc),
+        found => {
+            keep_better(&mut best, found);
+            match best {
+                _ if lo < hi => HostStage::Unproven(best, lo),
+                Some(sc) => HostStage::Proven(sc),
+                None => HostStage::Infeasible(format!(
+                    "no assignment meets μ = {} with any number of hosts",
+                    inst.bound
+                )),
+            }
+        }
+    };
+    (stage, ladder.steps)
 }
 
 /// The shared state of the upward decisions. Decisions are monotone ("at
@@ -124,6 +142,8 @@ struct Ladder {
     running: Vec<(usize, Arc<AtomicBool>)>,
     /// A decision ended undecided (deadline, interrupt, declined): stop.
     stopped: bool,
+    /// The decisions that ended, in that order.
+    steps: Vec<StageStep>,
 }
 
 impl Ladder {
@@ -143,6 +163,7 @@ impl Ladder {
             found: None,
             running: Vec::new(),
             stopped: false,
+            steps: Vec::new(),
         });
         let threads = threads.clamp(1, ub.saturating_sub(lb).max(1));
         std::thread::scope(|sc| {
@@ -167,8 +188,24 @@ impl Ladder {
         Some((k, flag))
     }
 
-    /// Records the answer of the decision at `k`.
-    fn record(&mut self, k: usize, ans: Option<Probe>) {
+    /// Records the answer of the decision at `k` (and as a step, taking
+    /// `ms`; `cancelled` when another decision's answer settled it first:
+    /// then its answer is dropped).
+    fn record(&mut self, k: usize, ans: Option<Probe>, ms: f64, cancelled: bool) {
+        let result = match &ans {
+            _ if cancelled => "cancelled",
+            Some(Probe::Feasible(_)) => "feasible",
+            Some(Probe::Infeasible) => "infeasible",
+            Some(Probe::Unknown(_)) | None => "unknown",
+        };
+        self.steps.push(StageStep {
+            step: format!("at most {k} host{}", if k == 1 { "" } else { "s" }),
+            result: result.into(),
+            ms,
+        });
+        if cancelled {
+            return;
+        }
         match ans {
             Some(Probe::Feasible(sc)) if k < self.hi => {
                 self.hi = k;
@@ -202,12 +239,10 @@ fn climb(
         let Some((k, flag)) = next else {
             return;
         };
-        let ans = decide(k, &dl.with_cancel(flag.clone()));
+        let (ans, ms) = crate::core::timed(|| decide(k, &dl.with_cancel(flag.clone())));
         let mut l = lock();
         l.running.retain(|(j, _)| *j != k);
-        if !flag.load(Ordering::Relaxed) {
-            l.record(k, ans);
-        }
+        l.record(k, ans, ms, flag.load(Ordering::Relaxed));
     }
 }
 
@@ -295,6 +330,7 @@ fn milp_hosts(
 mod tests {
     use super::*;
     use crate::problems::spd::exact::p2p::tests::tiny;
+    use std::collections::BTreeSet;
 
     /// Two formulations agree: the constraint search's least host count is
     /// the level-indicator MILP's (with the one/two-host enumeration), on
@@ -327,15 +363,67 @@ mod tests {
                     .num_threads(threads)
                     .build()
                     .expect("a pool");
-                match pool.install(|| min_hosts(&inst, None, 1, &dl)) {
+                let (stage, steps) = pool.install(|| min_hosts_steps(&inst, None, 1, &dl));
+                let sol = match stage {
                     HostStage::Proven(sc) => Some(sc.sol.assign),
                     HostStage::Infeasible(_) => None,
                     _ => panic!("seed {seed}: not proven"),
-                }
+                };
+                let hosts = sol
+                    .as_ref()
+                    .map(|a| a.iter().collect::<BTreeSet<_>>().len());
+                check_steps(&steps, hosts, threads, inst.servers());
+                sol
             };
             let one = run(1);
             assert_eq!(run(2), one, "seed {seed}");
             assert_eq!(run(3), one, "seed {seed}");
+        }
+    }
+
+    /// The host stage's steps say what each decision answered: on one
+    /// thread every count from 1 up, refuted, then the least feasible one
+    /// (all refuted when nothing is feasible); on more, in the order they
+    /// ended, every answer agrees with the least count `hosts`, and the
+    /// count just below it is refuted. No steps only when the pair filter
+    /// alone shows that nothing is feasible.
+    fn check_steps(steps: &[StageStep], hosts: Option<usize>, threads: usize, n: usize) {
+        let parse = |st: &StageStep| -> usize {
+            let k = st.step.trim_start_matches("at most ").split(' ').next();
+            k.and_then(|k| k.parse().ok()).expect("a count")
+        };
+        if steps.is_empty() {
+            // (only the pair filter settles a stage without a decision)
+            assert!(hosts.is_none(), "a solution without steps");
+            return;
+        }
+        let least = hosts.unwrap_or(n + 1);
+        for st in steps {
+            let k = parse(st);
+            assert_eq!(
+                st.step,
+                format!("at most {k} host{}", if k == 1 { "" } else { "s" })
+            );
+            assert!(st.ms >= 0.0);
+            match st.result.as_str() {
+                "infeasible" => assert!(k < least, "{steps:?}"),
+                "feasible" => assert!(k >= least, "{steps:?}"),
+                "cancelled" => assert!(threads > 1, "{steps:?}"),
+                other => panic!("{other} in {steps:?}"),
+            }
+        }
+        if threads == 1 {
+            let got: Vec<(usize, &str)> = steps
+                .iter()
+                .map(|s| (parse(s), s.result.as_str()))
+                .collect();
+            let mut want: Vec<(usize, &str)> =
+                (1..least.min(n + 1)).map(|k| (k, "infeasible")).collect();
+            want.extend(hosts.map(|h| (h, "feasible")));
+            assert_eq!(got, want);
+        } else if least > 1 {
+            let below = steps.iter().find(|s| parse(s) == least - 1).expect("k*-1");
+            assert_eq!(below.result, "infeasible", "{steps:?}");
         }
     }
 
