@@ -190,10 +190,13 @@ impl Ladder {
 
     /// Records the answer of the decision at `k` (and as a step, taking
     /// `ms`; `cancelled` when another decision's answer settled it first:
-    /// then its answer is dropped).
+    /// then its answer is dropped; `unknown` when it was cut because
+    /// another decision ran out of time).
     fn record(&mut self, k: usize, ans: Option<Probe>, ms: f64, cancelled: bool) {
+        // (a decision cut because another one ran out of time is unknown)
+        let settled = matches!(ans, Some(Probe::Feasible(_) | Probe::Infeasible));
         let result = match &ans {
-            _ if cancelled => "cancelled",
+            _ if cancelled && (settled || !self.stopped) => "cancelled",
             Some(Probe::Feasible(_)) => "feasible",
             Some(Probe::Infeasible) => "infeasible",
             Some(Probe::Unknown(_)) | None => "unknown",
@@ -487,5 +490,38 @@ mod tests {
             let l = Ladder::climb(1, 9, threads, &dl, decide);
             assert!(l.stopped && l.lo == 4, "threads {threads}: lo {}", l.lo);
         }
+    }
+
+    /// A decision's step says `cancelled` when another decision's answer
+    /// settled it, and `unknown` when it was cut because another one ran
+    /// out of time.
+    #[test]
+    fn steps_tell_cancelled_from_cut() {
+        let result = |first: Probe| {
+            let mut l = Ladder {
+                lo: 5,
+                hi: 9,
+                next: 7,
+                found: None,
+                running: Vec::new(),
+                stopped: false,
+                steps: Vec::new(),
+            };
+            let (five, six) = (
+                Arc::new(AtomicBool::new(false)),
+                Arc::new(AtomicBool::new(false)),
+            );
+            l.running = vec![(5, five.clone()), (6, six)];
+            l.record(6, Some(first), 2.0, false);
+            // decision 5 was flagged by that answer and ends undecided
+            assert!(five.load(Ordering::Relaxed));
+            l.record(5, Some(Probe::Unknown("cut".into())), 1.0, true);
+            assert_eq!(l.steps[0].step, "at most 6 hosts");
+            (l.steps[0].result.clone(), l.steps[1].result.clone())
+        };
+        let got = result(Probe::Infeasible);
+        assert_eq!(got, ("infeasible".into(), "cancelled".into()));
+        let got = result(Probe::Unknown("time limit".into()));
+        assert_eq!(got, ("unknown".into(), "unknown".into()));
     }
 }
