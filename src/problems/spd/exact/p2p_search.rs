@@ -494,7 +494,7 @@ impl<'a> Search<'a> {
             self.solved();
             return Ok(Some(st));
         }
-        let orphans = self.orphans(&st, &mut scratch);
+        let orphans = self.orphans(&st);
         let opt = &st.opt;
         let picked = self.packing(&st, &orphans, opt);
         if st.hosts + picked.len() > self.k {

@@ -8,14 +8,11 @@ use crate::problems::spd::exact::p2p::pair_q;
 
 impl Search<'_> {
     /// Unassigned clients no open host's window holds.
-    pub(super) fn orphans(&self, st: &State, scratch: &mut [u64]) -> Bits {
+    pub(super) fn orphans(&self, st: &State) -> Bits {
         let mut o = st.open.clone();
         for s in 0..st.env.len() {
             if st.env[s].is_some() {
-                self.window_bits(s, st.win[s], scratch);
-                for (x, y) in o.iter_mut().zip(scratch.iter()) {
-                    *x &= !y;
-                }
+                self.clear_window(s, st.win[s], &mut o);
             }
         }
         o

@@ -53,16 +53,7 @@ impl Search<'_> {
         let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
         for h in hosts.chain(std::iter::once(s)) {
             let (a, b) = self.narrow(h, st.win[h], s, x, x);
-            if a >= b {
-                continue;
-            }
-            let (w, pre) = (self.w, &self.prefix[h]);
-            let mut left = 0;
-            for (j, o) in need.iter_mut().enumerate() {
-                *o &= !(pre[b * w + j] & !pre[a * w + j]);
-                left |= *o;
-            }
-            if left == 0 {
+            if a < b && !self.clear_window(h, (a, b), need) {
                 return false;
             }
         }

@@ -24,6 +24,18 @@ impl Search<'_> {
         }
     }
 
+    /// Clears the clients of window `(a, b)` of server `s` from `from`;
+    /// true when any client is left in `from`.
+    pub(super) fn clear_window(&self, s: usize, (a, b): (usize, usize), from: &mut [u64]) -> bool {
+        let (w, p) = (self.w, &self.prefix[s]);
+        let mut left = 0;
+        for (j, o) in from.iter_mut().enumerate() {
+            *o &= !(p[b * w + j] & !p[a * w + j]);
+            left |= *o;
+        }
+        left != 0
+    }
+
     /// The part of window `(a, b)` of server `s` whose pair with the
     /// extremes `(lo, hi)` of host `t` fits (for `s == t`: same-host pairs).
     /// The window's ends are tested first: most updates change nothing.
