@@ -392,7 +392,7 @@ impl Engine<SpdInstance> for ExactSpd {
             CommModel::Cs => (cs::min_hosts(inst, incumbent, lb, deadline), Vec::new()),
             CommModel::P2p => p2p_hosts::min_hosts_steps(inst, incumbent, lb, deadline),
         });
-        let undecided = undecided_note(&steps);
+        let undecided = p2p_hosts::undecided_note(&steps);
         if let Some(hosts) = stages.last_mut() {
             hosts.steps = steps;
         }
@@ -415,18 +415,6 @@ impl Engine<SpdInstance> for ExactSpd {
         }
         out.with_stages(stages)
     }
-}
-
-/// The host-count decisions the time limit left undecided, for the
-/// message: `; undecided: at most 17 hosts (57.7 s)` (`None` when every
-/// decision ended).
-fn undecided_note(steps: &[crate::core::StageStep]) -> Option<String> {
-    let open: Vec<String> = steps
-        .iter()
-        .filter(|s| s.result == "unknown")
-        .map(|s| format!("{} ({:.1} s)", s.step, s.ms / 1e3))
-        .collect();
-    (!open.is_empty()).then(|| format!("; undecided: {}", open.join(", ")))
 }
 
 /// The first two stages alone, for capacity planning (`plan spd`): the
@@ -514,35 +502,5 @@ impl KeySearch<'_> {
             }
         }
         (best, None)
-    }
-}
-
-#[cfg(test)]
-mod note_tests {
-    use super::undecided_note;
-    use crate::core::StageStep;
-
-    /// A time-limited run's message names the host counts left undecided,
-    /// with how long each ran; refuted, found and cancelled ones are not
-    /// named, and with none undecided there is no note.
-    #[test]
-    fn the_message_names_the_undecided_host_counts() {
-        let step = |k: usize, result: &str, ms: f64| StageStep {
-            step: format!("at most {k} hosts"),
-            result: result.into(),
-            ms,
-        };
-        let steps = [
-            step(13, "infeasible", 6200.0),
-            step(15, "unknown", 11_840.0),
-            step(16, "cancelled", 3.0),
-            step(14, "unknown", 6_151.0),
-        ];
-        assert_eq!(
-            undecided_note(&steps).as_deref(),
-            Some("; undecided: at most 15 hosts (11.8 s), at most 14 hosts (6.2 s)")
-        );
-        assert_eq!(undecided_note(&steps[..1]), None);
-        assert_eq!(undecided_note(&[]), None);
     }
 }

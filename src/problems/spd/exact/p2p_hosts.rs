@@ -25,6 +25,11 @@ use crate::problems::spd::model::SpdInstance;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// A decision's step result: another decision's answer settled it first.
+const CANCELLED: &str = "cancelled";
+/// A decision's step result: the time limit (or an interrupt) cut it.
+const UNDECIDED: &str = "unknown";
+
 /// Stage 1: the proven least host count, knowing that no solution has
 /// fewer than `known_lb` hosts (1 when nothing is known).
 pub(crate) fn min_hosts(
@@ -121,6 +126,18 @@ fn search_hosts(
     (stage, ladder.steps)
 }
 
+/// The host-count decisions the time limit left undecided, for the
+/// message: `; undecided: at most 17 hosts (57.7 s)` (`None` when every
+/// decision ended).
+pub(crate) fn undecided_note(steps: &[StageStep]) -> Option<String> {
+    let open: Vec<String> = steps
+        .iter()
+        .filter(|s| s.result == UNDECIDED)
+        .map(|s| format!("{} ({:.1} s)", s.step, s.ms / 1e3))
+        .collect();
+    (!open.is_empty()).then(|| format!("; undecided: {}", open.join(", ")))
+}
+
 /// The shared state of the upward decisions. Decisions are monotone ("at
 /// most `k` hosts" infeasible refutes every smaller count, feasible implies
 /// every larger one), so a refuted count cancels the smaller ones still
@@ -196,10 +213,10 @@ impl Ladder {
         // (a decision cut because another one ran out of time is unknown)
         let settled = matches!(ans, Some(Probe::Feasible(_) | Probe::Infeasible));
         let result = match &ans {
-            _ if cancelled && (settled || !self.stopped) => "cancelled",
+            _ if cancelled && (settled || !self.stopped) => CANCELLED,
             Some(Probe::Feasible(_)) => "feasible",
             Some(Probe::Infeasible) => "infeasible",
-            Some(Probe::Unknown(_)) | None => "unknown",
+            Some(Probe::Unknown(_)) | None => UNDECIDED,
         };
         self.steps.push(StageStep {
             step: format!("at most {k} host{}", if k == 1 { "" } else { "s" }),
@@ -523,5 +540,47 @@ mod tests {
         assert_eq!(got, ("infeasible".into(), "cancelled".into()));
         let got = result(Probe::Unknown("time limit".into()));
         assert_eq!(got, ("unknown".into(), "unknown".into()));
+    }
+
+    /// A time-limited run's message names the host counts left undecided,
+    /// with how long each ran; refuted, found and cancelled ones are not
+    /// named, and with none undecided there is no note.
+    #[test]
+    fn the_message_names_the_undecided_host_counts() {
+        let step = |k: usize, result: &str, ms: f64| StageStep {
+            step: format!("at most {k} hosts"),
+            result: result.into(),
+            ms,
+        };
+        let steps = [
+            step(13, "infeasible", 6200.0),
+            step(15, "unknown", 11_840.0),
+            step(16, "cancelled", 3.0),
+            step(14, "unknown", 6_151.0),
+        ];
+        assert_eq!(
+            undecided_note(&steps).as_deref(),
+            Some("; undecided: at most 15 hosts (11.8 s), at most 14 hosts (6.2 s)")
+        );
+        assert_eq!(undecided_note(&steps[..1]), None);
+        assert_eq!(undecided_note(&[]), None);
+        // and the ladder's own records: a cut decision is named, a
+        // cancelled one is not
+        let mut l = Ladder {
+            lo: 5,
+            hi: 9,
+            next: 8,
+            found: None,
+            running: Vec::new(),
+            stopped: false,
+            steps: Vec::new(),
+        };
+        l.record(7, Some(Probe::Unknown("time limit".into())), 2500.0, false);
+        l.record(6, Some(Probe::Unknown("cut".into())), 1000.0, true);
+        l.record(5, Some(Probe::Infeasible), 400.0, true);
+        assert_eq!(
+            undecided_note(&l.steps).as_deref(),
+            Some("; undecided: at most 7 hosts (2.5 s), at most 6 hosts (1.0 s)")
+        );
     }
 }
