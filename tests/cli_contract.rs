@@ -449,3 +449,69 @@ fn p2p_host_stage_lists_its_decisions() {
     let t = rec.timing.expect("timing");
     assert_eq!(t.stages[1].steps.len(), hosts - 1);
 }
+
+/// P2P `exact`'s `delay` and `variation` stages list the solutions their
+/// descents kept (`delay 583.64`: `feasible`, each better than the one
+/// before) and end with the proof below the optimum (`delay below …`:
+/// `infeasible`), the optimum being the solution's own metrics.
+#[test]
+fn p2p_descents_list_their_solutions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let g = serverpick(&[
+        "gen",
+        "spd",
+        "--servers",
+        "30",
+        "--clients",
+        "120",
+        "--model",
+        "p2p",
+        "--factor",
+        "1.2",
+        "--count",
+        "1",
+        "--seed",
+        "2",
+        "--out",
+        d,
+    ]);
+    assert!(g.status.success(), "{}", text(&g.stderr));
+    let path = dir.path().join("paper-p2p-30s-120c-f1.2-s2.json");
+    let o = serverpick(&[
+        "solve",
+        path.to_str().unwrap(),
+        "--engine",
+        "exact",
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    assert_eq!(line["status"], "optimal");
+    let stages = line["timing"]["stages"].as_array().expect("stages");
+    let mut kept = 0;
+    for name in ["delay", "variation"] {
+        let stage = stages.iter().find(|s| s["stage"] == name).expect(name);
+        let steps = stage["steps"].as_array().expect("steps");
+        let (last, found) = steps.split_last().expect("the proof's step");
+        let optimum = line["metrics"][name].as_f64().unwrap();
+        assert_eq!(last["step"], format!("{name} below {optimum}"));
+        assert_eq!(last["result"], "infeasible");
+        let values: Vec<f64> = found
+            .iter()
+            .map(|s| {
+                assert_eq!(s["result"], "feasible");
+                let step = s["step"].as_str().unwrap();
+                step[name.len() + 1..].parse().unwrap()
+            })
+            .collect();
+        assert!(values.windows(2).all(|w| w[1] <= w[0]), "{values:?}");
+        if let Some(v) = values.last() {
+            assert_eq!(*v, optimum);
+        }
+        kept += values.len();
+    }
+    assert!(kept > 0, "the descents should improve on the start here");
+}

@@ -104,14 +104,19 @@ pub struct StageTime {
     /// Its wall time, milliseconds.
     pub ms: f64,
     /// The stage's steps, in the order they ended, when the engine reports
-    /// them (SPD `exact`'s P2P `hosts` stage: one per host-count decision).
+    /// them (SPD `exact`'s P2P `hosts` stage: one per host-count decision;
+    /// its `delay` and `variation` stages: each solution the descent kept,
+    /// then its last search's answer).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StageStep>,
 }
 
 /// One step of a stage ([`StageTime::steps`]): what it decided, its
 /// answer and its wall time. Steps may run side by side (on the run's
-/// threads), so their times may add up to more than the stage's.
+/// threads), so their times may add up to more than the stage's. A
+/// descent's steps (`delay 583.64`: `feasible`; `delay below 576.62`:
+/// `infeasible`) are points in one search: their time is from the
+/// search's start.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct StageStep {
@@ -120,8 +125,21 @@ pub struct StageStep {
     /// Its answer (e.g. `feasible`, `infeasible`, `unknown`, or
     /// `cancelled` when another step's answer settled it first).
     pub result: String,
-    /// Its wall time, milliseconds.
+    /// Its wall time, milliseconds (a descent's step: from the search's
+    /// start).
     pub ms: f64,
+}
+
+impl StageStep {
+    /// A step's result: a solution was found (a decision's, or one a
+    /// descent kept).
+    pub const FEASIBLE: &'static str = "feasible";
+    /// A step's result: refuted.
+    pub const INFEASIBLE: &'static str = "infeasible";
+    /// A step's result: the time limit (or an interrupt) cut it.
+    pub const UNKNOWN: &'static str = "unknown";
+    /// A step's result: another step's answer settled it first.
+    pub const CANCELLED: &'static str = "cancelled";
 }
 
 impl StageTime {

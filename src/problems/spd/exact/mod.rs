@@ -375,7 +375,9 @@ fn proven_note(model: CommModel) -> String {
 /// CS covers' setup counted in `delay`). For P2P the `hosts` stage lists
 /// its decisions as steps (`at most k hosts`: the answer and wall time),
 /// which say whether the stage's time went to refuting a count or to
-/// finding a solution at one.
+/// finding a solution at one; the `delay` and `variation` stages list the
+/// solutions their descents kept and end with the proof (`delay below
+/// D*`), so the gap between the last find and the end is the proof's.
 impl Engine<SpdInstance> for ExactSpd {
     fn name(&self) -> &str {
         "exact"

@@ -25,11 +25,6 @@ use crate::problems::spd::model::SpdInstance;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A decision's step result: another decision's answer settled it first.
-const CANCELLED: &str = "cancelled";
-/// A decision's step result: the time limit (or an interrupt) cut it.
-const UNDECIDED: &str = "unknown";
-
 /// Stage 1: the proven least host count, knowing that no solution has
 /// fewer than `known_lb` hosts (1 when nothing is known).
 pub(crate) fn min_hosts(
@@ -132,7 +127,7 @@ fn search_hosts(
 pub(crate) fn undecided_note(steps: &[StageStep]) -> Option<String> {
     let open: Vec<String> = steps
         .iter()
-        .filter(|s| s.result == UNDECIDED)
+        .filter(|s| s.result == StageStep::UNKNOWN)
         .map(|s| format!("{} ({:.1} s)", s.step, s.ms / 1e3))
         .collect();
     (!open.is_empty()).then(|| format!("; undecided: {}", open.join(", ")))
@@ -213,10 +208,10 @@ impl Ladder {
         // (a decision cut because another one ran out of time is unknown)
         let settled = matches!(ans, Some(Probe::Feasible(_) | Probe::Infeasible));
         let result = match &ans {
-            _ if cancelled && (settled || !self.stopped) => CANCELLED,
-            Some(Probe::Feasible(_)) => "feasible",
-            Some(Probe::Infeasible) => "infeasible",
-            Some(Probe::Unknown(_)) | None => UNDECIDED,
+            _ if cancelled && (settled || !self.stopped) => StageStep::CANCELLED,
+            Some(Probe::Feasible(_)) => StageStep::FEASIBLE,
+            Some(Probe::Infeasible) => StageStep::INFEASIBLE,
+            Some(Probe::Unknown(_)) | None => StageStep::UNKNOWN,
         };
         self.steps.push(StageStep {
             step: format!("at most {k} host{}", if k == 1 { "" } else { "s" }),

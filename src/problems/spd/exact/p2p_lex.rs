@@ -1,7 +1,7 @@
 //! `exact` for P2P, lexicographic stages: least delay, then least variation,
 //! at the proven host count `k*` (searches described in [`super`]).
 
-use crate::core::{StageTime, Status};
+use crate::core::{StageStep, StageTime, Status};
 use crate::problems::spd::exact::p2p::{allowed_pairs, min_pair, pair_q, Limits, P2pModel};
 use crate::problems::spd::exact::p2p_search::descent::{next_down, next_up, Descent, Side};
 use crate::problems::spd::exact::p2p_search::probe::{decide_planned, Plan, FIRST_TRY};
@@ -13,6 +13,10 @@ use crate::problems::spd::model::SpdInstance;
 
 /// Allowed `(client, access)` per server, sorted by access.
 type Allowed = Vec<Vec<(usize, f64)>>;
+
+/// A stage's result: the best solution, why it is not proven (`None`:
+/// proven), and the steps of its descent (none on the bisection route).
+type StageOut = (Scored, Option<String>, Vec<StageStep>);
 
 /// Calls `f(s, x, t, run)` for every server pair `s <= t`, every allowed
 /// access `x` on `s` and the run of allowed clients of `t` whose pair value
@@ -213,7 +217,10 @@ pub(crate) fn min_delay(
     dl: &Deadline,
 ) -> (Scored, Option<String>) {
     match allowed_pairs(inst, &Limits::bound(inst.bound)) {
-        Ok(allowed) => delay_stage(inst, &allowed, best, dl),
+        Ok(allowed) => {
+            let (best, why, _) = delay_stage(inst, &allowed, best, dl);
+            (best, why)
+        }
         Err(_) => (best, Some("the pair filter failed".into())),
     }
 }
@@ -221,8 +228,9 @@ pub(crate) fn min_delay(
 /// A stage by branch and bound ([`descent`]): one search from `lim` (just
 /// past `best`'s value) whose limit tightens at each solution it finds;
 /// its first plain search takes `first_try` nodes ([`Plan`]); `critical`:
-/// `lim.hi` is the proven least delay ([`Plan::critical`]). `Err` gives
-/// `best` back when the search declines the instance.
+/// `lim.hi` is the proven least delay ([`Plan::critical`]). Its steps: each
+/// solution kept, then the last search's answer (`delay below 576.6`:
+/// `infeasible` or `unknown`), with the milliseconds from its start. `Err` gives `best` back when the search declines the instance.
 #[allow(clippy::result_large_err)]
 fn descend(
     inst: &SpdInstance,
@@ -232,19 +240,29 @@ fn descend(
     first_try: u64,
     critical: bool,
     dl: &Deadline,
-) -> Result<(Scored, Option<String>), Scored> {
-    if dl.expired() {
-        return Ok((best, Some("the deadline was hit".into())));
-    }
-    // the pair filter alone may refute the start threshold
-    let Ok(lists) = allowed_pairs(inst, &lim) else {
-        return Ok((best, None));
-    };
+) -> Result<StageOut, Scored> {
     let start = match side {
         Side::Upper => lim.hi,
         Side::Lower => lim.lo,
     };
     let d = Descent::new(side, start);
+    let last = |best: &Scored, result: &str, ms: f64| StageStep {
+        step: match side {
+            Side::Upper => format!("delay below {}", best.metrics.delay),
+            Side::Lower => format!("variation below {}", best.metrics.variation),
+        },
+        result: result.into(),
+        ms,
+    };
+    if dl.expired() {
+        let steps = vec![last(&best, StageStep::UNKNOWN, 0.0)];
+        return Ok((best, Some("the deadline was hit".into()), steps));
+    }
+    // the pair filter alone may refute the start threshold
+    let Ok(lists) = allowed_pairs(inst, &lim) else {
+        let steps = vec![last(&best, StageStep::INFEASIBLE, d.elapsed_ms())];
+        return Ok((best, None, steps));
+    };
     let plan = Plan {
         first_try,
         descent: Some(d.clone()),
@@ -257,19 +275,20 @@ fn descend(
     };
     // every solution the descent keeps beats `best`
     let best = d.best().unwrap_or(best);
-    Ok(match ans {
-        Probe::Infeasible => (best, None),
-        Probe::Unknown(why) => (best, Some(why)),
-        Probe::Feasible(_) => (best, Some("the descent ended on a decision".into())),
-    })
+    let (why, result) = match ans {
+        Probe::Infeasible => (None, StageStep::INFEASIBLE),
+        Probe::Unknown(why) => (Some(why), StageStep::UNKNOWN),
+        Probe::Feasible(_) => (
+            Some("the descent ended on a decision".into()),
+            StageStep::UNKNOWN,
+        ),
+    };
+    let mut steps = d.steps();
+    steps.push(last(&best, result, d.elapsed_ms()));
+    Ok((best, why, steps))
 }
 
-fn delay_stage(
-    inst: &SpdInstance,
-    allowed: &Allowed,
-    best: Scored,
-    dl: &Deadline,
-) -> (Scored, Option<String>) {
+fn delay_stage(inst: &SpdInstance, allowed: &Allowed, best: Scored, dl: &Deadline) -> StageOut {
     let mu = inst.bound;
     let start = Limits {
         mu,
@@ -278,7 +297,10 @@ fn delay_stage(
     };
     match descend(inst, Side::Upper, start, best, FIRST_TRY, false, dl) {
         Ok(done) => done,
-        Err(best) => delay_bisection(inst, allowed, best, dl),
+        Err(best) => {
+            let (best, why) = delay_bisection(inst, allowed, best, dl);
+            (best, why, Vec::new())
+        }
     }
 }
 
@@ -322,10 +344,10 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
     let mut stages = Vec::new();
     let delay = StageTime::time(&mut stages, "delay", || {
         let allowed = allowed_pairs(inst, &Limits::bound(mu)).ok()?;
-        let (best, why) = delay_stage(inst, &allowed, best.clone(), dl);
-        Some((allowed, best, why))
+        let (best, why, steps) = delay_stage(inst, &allowed, best.clone(), dl);
+        Some((allowed, best, why, steps))
     });
-    let Some((allowed, best, why)) = delay else {
+    let Some((allowed, best, why, steps)) = delay else {
         let notes = vec!["delay and variation not minimised: the pair filter failed".into()];
         return LexResult {
             best,
@@ -333,6 +355,7 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
             stages,
         };
     };
+    attach(&mut stages, steps);
     if let Some(w) = why {
         let notes = vec![format!(
             "delay stage not proven ({w}); variation not minimised"
@@ -343,9 +366,10 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
             stages,
         };
     }
-    let (best, why) = StageTime::time(&mut stages, "variation", || {
+    let (best, why, steps) = StageTime::time(&mut stages, "variation", || {
         variation_stage(inst, &allowed, best, dl)
     });
+    attach(&mut stages, steps);
     let notes = why
         .map(|w| {
             vec![format!(
@@ -360,16 +384,18 @@ pub(crate) fn lexicographic(inst: &SpdInstance, best: Scored, dl: &Deadline) -> 
     }
 }
 
+/// Gives the last stage timed its descent's steps.
+fn attach(stages: &mut [StageTime], steps: Vec<StageStep>) {
+    if let Some(last) = stages.last_mut() {
+        last.steps = steps;
+    }
+}
+
 /// Stage 3: the largest smallest pair (least variation) at `best`'s
 /// delay and host count, by a descent split over the critical pairs (the
 /// delay stage proved `best`'s delay least, so every solution has a pair
 /// at it: [`Plan::critical`]).
-fn variation_stage(
-    inst: &SpdInstance,
-    allowed: &Allowed,
-    best: Scored,
-    dl: &Deadline,
-) -> (Scored, Option<String>) {
+fn variation_stage(inst: &SpdInstance, allowed: &Allowed, best: Scored, dl: &Deadline) -> StageOut {
     let start = Limits {
         mu: inst.bound,
         hi: best.metrics.delay,
@@ -378,7 +404,10 @@ fn variation_stage(
     // (the delay stage proved `hi` least: every solution has a pair at it)
     match descend(inst, Side::Lower, start, best, FIRST_TRY, true, dl) {
         Ok(done) => done,
-        Err(best) => variation_bisection(inst, allowed, best, dl),
+        Err(best) => {
+            let (best, why) = variation_bisection(inst, allowed, best, dl);
+            (best, why, Vec::new())
+        }
     }
 }
 

@@ -7,6 +7,35 @@ use crate::problems::spd::exact::p2p::tests::tiny;
 use crate::problems::spd::exact::p2p_hosts::min_hosts;
 use crate::problems::spd::exact::HostStage;
 
+/// A descent's steps: each solution it kept better than the one before
+/// (the first than `start`), the last of them `best`, then the proof below
+/// `best`, in time order.
+fn check_steps(side: Side, steps: &[StageStep], start: &Scored, best: &Scored) {
+    let (name, value): (&str, fn(&Scored) -> f64) = match side {
+        Side::Upper => ("delay", |s| s.metrics.delay),
+        Side::Lower => ("variation", |s| s.metrics.variation),
+    };
+    let (last, kept) = steps.split_last().expect("the proof's step");
+    assert_eq!(
+        last.step,
+        format!("{name} below {}", value(best)),
+        "{steps:?}"
+    );
+    assert_eq!(last.result, StageStep::INFEASIBLE, "{steps:?}");
+    let mut prev = value(start);
+    for st in kept {
+        assert_eq!(st.result, StageStep::FEASIBLE, "{steps:?}");
+        let v: f64 = st.step[name.len() + 1..].parse().expect("a value");
+        match side {
+            Side::Upper => assert!(v < prev, "{steps:?}"),
+            Side::Lower => assert!(v <= prev, "{steps:?}"),
+        }
+        prev = v;
+    }
+    assert_eq!(prev, value(best), "{steps:?}");
+    assert!(steps.windows(2).all(|w| w[0].ms <= w[1].ms), "{steps:?}");
+}
+
 /// The proven least host count's solution of a tiny instance (`None`:
 /// infeasible).
 fn host_optimum(inst: &SpdInstance) -> Option<Scored> {
@@ -25,16 +54,27 @@ fn by_descent(inst: &SpdInstance, best: Scored, first_try: u64) -> (Scored, Scor
         hi: next_down(best.metrics.delay),
         lo: f64::NEG_INFINITY,
     };
-    let (d, why) = descend(inst, Side::Upper, upper, best, first_try, false, &dl).expect("small");
+    let (d, why, steps) = descend(
+        inst,
+        Side::Upper,
+        upper,
+        best.clone(),
+        first_try,
+        false,
+        &dl,
+    )
+    .expect("small");
     assert!(why.is_none(), "{why:?}");
+    check_steps(Side::Upper, &steps, &best, &d);
     let lower = Limits {
         mu: inst.bound,
         hi: d.metrics.delay,
         lo: next_up(min_pair(inst, &d.sol)),
     };
-    let (v, why) =
+    let (v, why, steps) =
         descend(inst, Side::Lower, lower, d.clone(), first_try, true, &dl).expect("small");
     assert!(why.is_none(), "{why:?}");
+    check_steps(Side::Lower, &steps, &d, &v);
     (d, v)
 }
 

@@ -34,11 +34,13 @@
 
 use super::bits::{ones, set};
 use super::{Search, State};
+use crate::core::StageStep;
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::{min_pair, pair_q};
 use crate::problems::spd::exact::{Probe, Scored};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Which limit a descent tightens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +58,10 @@ pub(crate) struct Descent {
     limit: AtomicU64,
     /// The best solution so far.
     best: Mutex<Option<Scored>>,
+    /// When the descent began.
+    began: Instant,
+    /// Each kept solution: its stage value and when it was found.
+    steps: Mutex<Vec<StageStep>>,
 }
 
 impl Descent {
@@ -66,6 +72,8 @@ impl Descent {
             side,
             limit: AtomicU64::new(start.to_bits()),
             best: Mutex::new(None),
+            began: Instant::now(),
+            steps: Mutex::new(Vec::new()),
         })
     }
 
@@ -84,6 +92,18 @@ impl Descent {
         self.best.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// The solutions kept, in order, as steps (`delay 583.64` or
+    /// `variation 31.2`: `feasible`, with the milliseconds from the
+    /// descent's start to the find).
+    pub(crate) fn steps(&self) -> Vec<StageStep> {
+        self.steps.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Milliseconds since the descent began.
+    pub(crate) fn elapsed_ms(&self) -> f64 {
+        self.began.elapsed().as_secs_f64() * 1e3
+    }
+
     /// Offers a solution whose extreme pair on this side is `q`: kept, and
     /// the threshold moved past `q`, when it beats the threshold.
     fn offer(&self, sc: Scored, q: f64) {
@@ -95,6 +115,18 @@ impl Descent {
         };
         if better {
             self.limit.store(next.to_bits(), Ordering::Release);
+            let step = match self.side {
+                Side::Upper => format!("delay {}", sc.metrics.delay),
+                Side::Lower => format!("variation {}", sc.metrics.variation),
+            };
+            self.steps
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(StageStep {
+                    step,
+                    result: StageStep::FEASIBLE.into(),
+                    ms: self.elapsed_ms(),
+                });
             *best = Some(sc);
         }
     }
