@@ -41,10 +41,12 @@
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
 //!    unassigned clients their window holds. A branch that opens the last
-//!    host is refuted before its node is built when some unassigned client
-//!    lies in none of the `k` hosts' windows narrowed against it
-//!    (`Search::last_host_fails`: its node would die at its first count,
-//!    and such nodes were three quarters of a hard refutation's).
+//!    host is refuted before its node is built when the node's orphans
+//!    (which can only join it) do not fit on it, or some other unassigned
+//!    client lies in none of the `k` hosts' windows narrowed against it
+//!    with them (`Search::last_host_fails`: its node would die after its
+//!    forced moves, and such nodes were three quarters of a hard
+//!    refutation's).
 //! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
 //!    allows would let `c` join (then a solution there with `s`'s top at
@@ -458,27 +460,8 @@ impl<'a> Search<'a> {
             return Ok(None);
         }
         let mut scratch = vec![0u64; self.w];
-        // forced moves (one pass per round) until none is left
-        loop {
-            self.count_options(&mut st, &mut scratch);
-            if st.opt.misses(&st.open) {
-                return Ok(None);
-            }
-            let single = st.opt.single_in(&st.open);
-            if single.iter().all(|&x| x == 0) {
-                break;
-            }
-            for (c, s) in self.forced(&st, &single, &mut scratch) {
-                if !has(&st.open, c) {
-                    continue;
-                }
-                // its only option may have gone with an earlier move
-                let room = self.eligible(&st, s);
-                match self.pos(&st, s, c).filter(|_| room) {
-                    Some(p) => self.put(&mut st, s, p),
-                    None => return Ok(None),
-                }
-            }
+        if !self.propagate(&mut st, &mut scratch) {
+            return Ok(None);
         }
         if st.open.iter().all(|&x| x == 0) {
             if self.descent.is_some() {
@@ -526,12 +509,40 @@ impl<'a> Search<'a> {
         self.branches(frame, stack)
     }
 
+    /// Forced moves (one pass per round) until none is left: false when a
+    /// client is left without options. Leaves `st`'s option counts current.
+    fn propagate(&self, st: &mut State, scratch: &mut [u64]) -> bool {
+        loop {
+            self.count_options(st, scratch);
+            if st.opt.misses(&st.open) {
+                return false;
+            }
+            let single = st.opt.single_in(&st.open);
+            if single.iter().all(|&x| x == 0) {
+                return true;
+            }
+            for (c, s) in self.forced(st, &single, scratch) {
+                if !has(&st.open, c) {
+                    continue;
+                }
+                // its only option may have gone with an earlier move
+                let room = self.eligible(st, s);
+                match self.pos(st, s, c).filter(|_| room) {
+                    Some(p) => self.put(st, s, p),
+                    None => return false,
+                }
+            }
+        }
+    }
+
     /// Tries the branches of `frame` in order; a refuted branch cuts its
     /// later siblings ([`Search::cap_refuted`]).
     fn branches(&mut self, frame: Frame, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
         let level = stack.len();
         stack.push(frame);
         let mut need = vec![0u64; self.w];
+        // the node's orphans, computed at its first last-host check
+        let mut orphans = None;
         let out = loop {
             self.maybe_donate(stack);
             if self.stale(&stack[level].st) && !self.renarrow(&mut stack[level].st) {
@@ -548,7 +559,7 @@ impl<'a> Search<'a> {
             if p < a || p >= b {
                 continue;
             }
-            if self.last_host_fails(&stack[level].st, s, p, &mut need) {
+            if self.last_host_fails(&stack[level].st, (s, p), &mut orphans, &mut need) {
                 // counted as the node it spares (budgets, probing passes and
                 // donations see the same counts)
                 if let Err(stop) = self.tick() {
