@@ -46,7 +46,9 @@
 //!    client lies in none of the `k` hosts' windows narrowed against it
 //!    with them (`Search::last_host_fails`: its node would die after its
 //!    forced moves, and such nodes were three quarters of a hard
-//!    refutation's).
+//!    refutation's). A branch that opens the next-to-last host is refuted
+//!    the same way when the clients left in no window narrowed against it
+//!    fit no single other new server (`Search::next_to_last_fails`).
 //! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
 //!    allows would let `c` join (then a solution there with `s`'s top at
@@ -151,6 +153,11 @@ pub(crate) struct Search<'a> {
     last_host: bool,
     /// Branches that check refuted.
     last_host_refuted: u64,
+    /// Whether branches opening the next-to-last host are checked before
+    /// their node ([`Search::next_to_last_fails`]).
+    next_to_last: bool,
+    /// Branches that check refuted.
+    next_to_last_refuted: u64,
     /// Branch indices from the decision's root to the current node.
     path: Vec<u32>,
     /// The split search this worker belongs to, with its piece's state.
@@ -296,6 +303,8 @@ impl<'a> Search<'a> {
             packing_refuted: 0,
             last_host: true,
             last_host_refuted: 0,
+            next_to_last: true,
+            next_to_last_refuted: 0,
             path: Vec::new(),
             piece: None,
             donate_every: split::DONATE_EVERY,
@@ -340,6 +349,13 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_last_host(&mut self, on: bool) {
         self.last_host = on;
+    }
+
+    /// Whether branches opening the next-to-last host are checked before
+    /// their node (on by default; [`Search::next_to_last_fails`]).
+    #[cfg(test)]
+    pub(crate) fn set_next_to_last(&mut self, on: bool) {
+        self.next_to_last = on;
     }
 
     /// True once the search's deadline has passed.
@@ -541,6 +557,7 @@ impl<'a> Search<'a> {
         let level = stack.len();
         stack.push(frame);
         let mut need = vec![0u64; self.w];
+        let mut spare = vec![0u64; self.w];
         // the node's orphans, computed at its first last-host check
         let mut orphans = None;
         let out = loop {
@@ -566,6 +583,15 @@ impl<'a> Search<'a> {
                     break Err(stop);
                 }
                 self.last_host_refuted += 1;
+                self.cap_refuted(&mut stack[level].st, s, p);
+                continue;
+            }
+            if self.next_to_last_fails(&stack[level].st, (s, p), (&mut need, &mut spare)) {
+                // (counted as the node it spares, as above)
+                if let Err(stop) = self.tick() {
+                    break Err(stop);
+                }
+                self.next_to_last_refuted += 1;
                 self.cap_refuted(&mut stack[level].st, s, p);
                 continue;
             }

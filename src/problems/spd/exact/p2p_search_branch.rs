@@ -82,6 +82,60 @@ impl Search<'_> {
         self.confirm_dies(st, s, p)
     }
 
+    /// Whether the branch "the client at position `p` of `s` on `s`", with
+    /// `s` not a host and two hosts left to open, dies at once: its node
+    /// would have one host left, and the clients in none of the open hosts'
+    /// windows narrowed against `s`'s new envelope (the child's orphans, or
+    /// some of them: its forced moves only narrow more) must all fit one
+    /// other new server. The branch dies when no server's window, narrowed
+    /// against `s`, holds them with their same-host pairs fitting (the
+    /// child's [`Search::one_server_takes`], or its packing bound, would
+    /// refute it in its own node). `O(k · (m/64 + log m) + n · (m/64 + log
+    /// m))`; `need` and `spare` are scratch of one bitset each.
+    pub(super) fn next_to_last_fails(
+        &self,
+        st: &State,
+        (s, p): (usize, usize),
+        (need, spare): (&mut [u64], &mut [u64]),
+    ) -> bool {
+        if !self.next_to_last || st.env[s].is_some() || st.hosts + 2 != self.k {
+            return false;
+        }
+        let c = self.lists[s][p].0;
+        let x = self.val(s, p);
+        need.copy_from_slice(&st.open);
+        clear(need, c);
+        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
+        for h in hosts.chain(std::iter::once(s)) {
+            let (a, b) = self.narrow(h, st.win[h], s, x, x);
+            if a < b && !self.clear_window(h, (a, b), need) {
+                return false;
+            }
+        }
+        if need.iter().all(|&w| w == 0) {
+            return false;
+        }
+        let takes = |u: usize, spare: &mut [u64]| {
+            let (a, b) = self.narrow(u, st.win[u], s, x, x);
+            spare.copy_from_slice(need);
+            if self.clear_window(u, (a, b), spare) {
+                return false;
+            }
+            let mut e = Extremes::EMPTY;
+            ones(need).for_each(|o| e.push(self.inst.access(o, u)));
+            e.count < 2
+                || (self.lim.hi_ok(pair_q(self.inst, u, e.max1, u, e.max2))
+                    && self.lim.lo_ok(pair_q(self.inst, u, e.min1, u, e.min2)))
+        };
+        let others = (0..st.env.len()).filter(|&u| u != s && st.env[u].is_none());
+        for u in others {
+            if takes(u, spare) {
+                return false;
+            }
+        }
+        self.confirm_dies(st, s, p)
+    }
+
     /// The extremes of the accesses on new host `s` of client `c` and the
     /// orphans (all of which must join it); `None` when one of them is
     /// outside `s`'s window or their same-host pairs break the limits.
@@ -98,18 +152,23 @@ impl Search<'_> {
         fits.then_some((e.min1, e.max1))
     }
 
-    /// True; under test, first checks the claim against the child: after
-    /// its forced moves it has a client without options (every search the
-    /// tests run checks every refutation).
+    /// True; under test, first checks the claim against the child: it dies
+    /// in its own node, after its forced moves without options for some
+    /// client, or (with one host left) by its orphans, which no single new
+    /// server takes (every search the tests run checks every refutation).
     fn confirm_dies(&self, st: &State, s: usize, p: usize) -> bool {
         #[cfg(test)]
         {
             let mut child = st.clone();
             self.put(&mut child, s, p);
             let mut scratch = vec![0u64; self.w];
+            let dies = !self.propagate(&mut child, &mut scratch) || {
+                let orphans = self.orphans(&child);
+                child.hosts + 1 == self.k && !self.one_server_takes(&child, &orphans, &mut scratch)
+            };
             assert!(
-                !self.propagate(&mut child, &mut scratch),
-                "a last host's branch was refuted that its node would not refute at once"
+                dies,
+                "a new host's branch was refuted that its node would not refute at once"
             );
         }
         #[cfg(not(test))]

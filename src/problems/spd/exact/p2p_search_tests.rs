@@ -264,6 +264,27 @@ fn last_host_check_changes_no_answer() {
     );
 }
 
+/// The check of branches opening the next-to-last host
+/// ([`Search::next_to_last_fails`]): with and without it, every decision
+/// on the paper's random P2P instances ends the same way with the same
+/// solution and the same node count, and it does refute branches (each
+/// one checked against the node it spares, inside the check).
+#[test]
+fn next_to_last_check_changes_no_answer() {
+    on_off(
+        47,
+        ((20, 30), (60, 120)),
+        3..=12,
+        (
+            |s, on| s.set_next_to_last(on),
+            |s| s.next_to_last_refuted,
+            "branches refuted",
+            1_000,
+        ),
+        Agree::Nodes,
+    );
+}
+
 /// A switch of the search (on or off), the counter of what it does, the
 /// counter's name, and the least total that shows the test exercises it.
 type Switch = (fn(&mut Search, bool), fn(&Search) -> u64, &'static str, u64);
