@@ -90,8 +90,10 @@ impl Search<'_> {
     /// other new server. The branch dies when no server's window, narrowed
     /// against `s`, holds them with their same-host pairs fitting (the
     /// child's [`Search::one_server_takes`], or its packing bound, would
-    /// refute it in its own node). `O(k · (m/64 + log m) + n · (m/64 + log
-    /// m))`; `need` and `spare` are scratch of one bitset each.
+    /// refute it in its own node). Only the servers whose window holds the
+    /// one of them with fewest options are tried: `O(k · (m/64 + log m) +
+    /// n + n' · (m/64 + log m))` for `n'` such servers; `need` and `spare`
+    /// are scratch of one bitset each.
     pub(super) fn next_to_last_fails(
         &self,
         st: &State,
@@ -127,8 +129,13 @@ impl Search<'_> {
                 || (self.lim.hi_ok(pair_q(self.inst, u, e.max1, u, e.max2))
                     && self.lim.lo_ok(pair_q(self.inst, u, e.min1, u, e.min2)))
         };
+        // only servers holding one of them (the one with fewest options)
+        let least = ones(&st.opt.least(need)).next();
+        let Some(o) = least.or_else(|| ones(need).next()) else {
+            return false;
+        };
         let others = (0..st.env.len()).filter(|&u| u != s && st.env[u].is_none());
-        for u in others {
+        for u in others.filter(|&u| self.pos(st, u, o).is_some()) {
             if takes(u, spare) {
                 return false;
             }
