@@ -378,6 +378,54 @@ fn spd_exact_records_carry_stage_times() {
     assert!(line["timing"].get("stages").is_none(), "{line}");
 }
 
+/// One `gen spd --model p2p` instance of `servers × clients` at `factor`
+/// with `seed`, written into `dir`: its path.
+fn gen_p2p(
+    dir: &std::path::Path,
+    (servers, clients): (usize, usize),
+    factor: &str,
+    seed: u64,
+) -> std::path::PathBuf {
+    let (n, m, s) = (servers.to_string(), clients.to_string(), seed.to_string());
+    let d = dir.to_str().unwrap();
+    let g = serverpick(&[
+        "gen",
+        "spd",
+        "--servers",
+        &n,
+        "--clients",
+        &m,
+        "--model",
+        "p2p",
+        "--factor",
+        factor,
+        "--count",
+        "1",
+        "--seed",
+        &s,
+        "--out",
+        d,
+    ]);
+    assert!(g.status.success(), "{}", text(&g.stderr));
+    let f = factor.trim_end_matches(".0");
+    dir.join(format!("paper-p2p-{n}s-{m}c-f{f}-s{s}.json"))
+}
+
+/// `solve FILE --engine exact --json` with `extra` flags: its one record.
+fn exact_json(path: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "solve",
+        path.to_str().unwrap(),
+        "--engine",
+        "exact",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = serverpick(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    serde_json::from_str(text(&o.stdout).trim()).unwrap()
+}
+
 /// P2P `exact`'s `hosts` stage lists its decisions as steps (`at most k
 /// hosts` and the answer): on one thread every count from 1 up to one
 /// below the start's, each refuted, which proves the start's count (a
@@ -386,42 +434,13 @@ fn spd_exact_records_carry_stage_times() {
 #[test]
 fn p2p_host_stage_lists_its_decisions() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let g = serverpick(&[
-        "gen",
-        "spd",
-        "--servers",
-        "40",
-        "--clients",
-        "200",
-        "--model",
-        "p2p",
-        "--factor",
-        "1.0",
-        "--count",
-        "1",
-        "--seed",
-        "4",
-        "--out",
-        d,
-    ]);
-    assert!(g.status.success(), "{}", text(&g.stderr));
-    let path = dir.path().join("paper-p2p-40s-200c-f1-s4.json");
+    let path = gen_p2p(dir.path(), (40, 200), "1.0", 4);
     let out = dir.path().join("sol");
-    let o = serverpick(&[
-        "solve",
-        path.to_str().unwrap(),
-        "--engine",
-        "exact",
-        "--json",
-        "--threads",
-        "1",
-        "--no-lexicographic",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    let out_arg = out.to_str().unwrap();
+    let line = exact_json(
+        &path,
+        &["--threads", "1", "--no-lexicographic", "--out", out_arg],
+    );
     assert_eq!(line["status"], "optimal");
     let hosts = line["metrics"]["hosts"].as_u64().unwrap() as usize;
     let stage = &line["timing"]["stages"][1];
@@ -457,38 +476,8 @@ fn p2p_host_stage_lists_its_decisions() {
 #[test]
 fn p2p_descents_list_their_solutions() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let g = serverpick(&[
-        "gen",
-        "spd",
-        "--servers",
-        "30",
-        "--clients",
-        "120",
-        "--model",
-        "p2p",
-        "--factor",
-        "1.2",
-        "--count",
-        "1",
-        "--seed",
-        "2",
-        "--out",
-        d,
-    ]);
-    assert!(g.status.success(), "{}", text(&g.stderr));
-    let path = dir.path().join("paper-p2p-30s-120c-f1.2-s2.json");
-    let o = serverpick(&[
-        "solve",
-        path.to_str().unwrap(),
-        "--engine",
-        "exact",
-        "--json",
-        "--threads",
-        "2",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let line: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    let path = gen_p2p(dir.path(), (30, 120), "1.2", 2);
+    let line = exact_json(&path, &["--threads", "2"]);
     assert_eq!(line["status"], "optimal");
     let stages = line["timing"]["stages"].as_array().expect("stages");
     let mut kept = 0;
