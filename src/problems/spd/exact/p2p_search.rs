@@ -81,7 +81,7 @@
 use crate::problems::spd::exact::p2p::Limits;
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use bits::{has, set, Bits, Counts};
+use bits::{set, Bits, Counts};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -523,32 +523,6 @@ impl<'a> Search<'a> {
             first: 0,
         };
         self.branches(frame, stack)
-    }
-
-    /// Forced moves (one pass per round) until none is left: false when a
-    /// client is left without options. Leaves `st`'s option counts current.
-    fn propagate(&self, st: &mut State, scratch: &mut [u64]) -> bool {
-        loop {
-            self.count_options(st, scratch);
-            if st.opt.misses(&st.open) {
-                return false;
-            }
-            let single = st.opt.single_in(&st.open);
-            if single.iter().all(|&x| x == 0) {
-                return true;
-            }
-            for (c, s) in self.forced(st, &single, scratch) {
-                if !has(&st.open, c) {
-                    continue;
-                }
-                // its only option may have gone with an earlier move
-                let room = self.eligible(st, s);
-                match self.pos(st, s, c).filter(|_| room) {
-                    Some(p) => self.put(st, s, p),
-                    None => return false,
-                }
-            }
-        }
     }
 
     /// Tries the branches of `frame` in order; a refuted branch cuts its

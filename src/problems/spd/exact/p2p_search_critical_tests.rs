@@ -1,6 +1,7 @@
 //! The critical pairs ([`super::critical`]) against brute force on tiny
 //! instances with ties.
 
+use super::bits::has;
 use super::critical::Critical;
 use super::*;
 use crate::problems::spd::exact::p2p::tests::{exists, random_case};

@@ -1,11 +1,11 @@
 //! The search's windows and placements ([`super`], steps 1 and 2): a
 //! window as a bitset, narrowing it against a host's envelope, putting a
 //! client on a server (then every window narrows and the free clients
-//! join), and the unassigned clients' options.
+//! join), the unassigned clients' options, and the forced moves.
 
 #[cfg(test)]
 use super::bits::Counts;
-use super::bits::{clear, ones};
+use super::bits::{clear, has, ones};
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q_over;
 
@@ -174,6 +174,32 @@ impl Search<'_> {
     /// than `k` are open)?
     pub(super) fn eligible(&self, st: &State, s: usize) -> bool {
         st.env[s].is_some() || st.hosts < self.k
+    }
+
+    /// Forced moves (one pass per round) until none is left: false when a
+    /// client is left without options. Leaves `st`'s option counts current.
+    pub(super) fn propagate(&self, st: &mut State, scratch: &mut [u64]) -> bool {
+        loop {
+            self.count_options(st, scratch);
+            if st.opt.misses(&st.open) {
+                return false;
+            }
+            let single = st.opt.single_in(&st.open);
+            if single.iter().all(|&x| x == 0) {
+                return true;
+            }
+            for (c, s) in self.forced(st, &single, scratch) {
+                if !has(&st.open, c) {
+                    continue;
+                }
+                // its only option may have gone with an earlier move
+                let room = self.eligible(st, s);
+                match self.pos(st, s, c).filter(|_| room) {
+                    Some(p) => self.put(st, s, p),
+                    None => return false,
+                }
+            }
+        }
     }
 
     /// Brings `st.opt` up to date: every client's count of eligible
