@@ -230,7 +230,8 @@ pub(crate) fn min_delay(
 /// its first plain search takes `first_try` nodes ([`Plan`]); `critical`:
 /// `lim.hi` is the proven least delay ([`Plan::critical`]). Its steps: each
 /// solution kept, then the last search's answer (`delay below 576.6`:
-/// `infeasible` or `unknown`), with the milliseconds from its start. `Err` gives `best` back when the search declines the instance.
+/// `infeasible` or `unknown`), with the milliseconds from its start.
+/// `Err` gives `best` back when the search declines the instance.
 #[allow(clippy::result_large_err)]
 fn descend(
     inst: &SpdInstance,
