@@ -40,13 +40,17 @@ impl Search<'_> {
             }
             let mut e = Extremes::EMPTY;
             ones(orphans).for_each(|c| e.push(self.inst.access(c, s)));
-            if e.count < 2 {
-                return true;
-            }
-            let q_hi = pair_q(self.inst, s, e.max1, s, e.max2);
-            let q_lo = pair_q(self.inst, s, e.min1, s, e.min2);
-            self.lim.hi_ok(q_hi) && self.lim.lo_ok(q_lo)
+            self.same_host_fits(s, &e)
         })
+    }
+
+    /// Whether clients with the access extremes `e` on server `s` fit
+    /// together there: their same-host pairs (the two largest and the two
+    /// smallest accesses) within the limits.
+    pub(super) fn same_host_fits(&self, s: usize, e: &Extremes) -> bool {
+        e.count < 2
+            || (self.lim.hi_ok(pair_q(self.inst, s, e.max1, s, e.max2))
+                && self.lim.lo_ok(pair_q(self.inst, s, e.min1, s, e.min2)))
     }
 
     /// With room for two more hosts, the orphans must be split over two

@@ -69,17 +69,7 @@ impl Search<'_> {
         need.iter_mut()
             .zip(orphans.iter())
             .for_each(|(n, o)| *n &= !o);
-        if need.iter().all(|&x| x == 0) {
-            return false;
-        }
-        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
-        for h in hosts.chain(std::iter::once(s)) {
-            let (a, b) = self.narrow(h, st.win[h], s, lo, hi);
-            if a < b && !self.clear_window(h, (a, b), need) {
-                return false;
-            }
-        }
-        self.confirm_dies(st, s, p)
+        self.left_in_no_window(st, s, (lo, hi), need) && self.confirm_dies(st, s, p)
     }
 
     /// Whether the branch "the client at position `p` of `s` on `s`", with
@@ -107,14 +97,7 @@ impl Search<'_> {
         let x = self.val(s, p);
         need.copy_from_slice(&st.open);
         clear(need, c);
-        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
-        for h in hosts.chain(std::iter::once(s)) {
-            let (a, b) = self.narrow(h, st.win[h], s, x, x);
-            if a < b && !self.clear_window(h, (a, b), need) {
-                return false;
-            }
-        }
-        if need.iter().all(|&w| w == 0) {
+        if !self.left_in_no_window(st, s, (x, x), need) {
             return false;
         }
         let takes = |u: usize, spare: &mut [u64]| {
@@ -125,9 +108,7 @@ impl Search<'_> {
             }
             let mut e = Extremes::EMPTY;
             ones(need).for_each(|o| e.push(self.inst.access(o, u)));
-            e.count < 2
-                || (self.lim.hi_ok(pair_q(self.inst, u, e.max1, u, e.max2))
-                    && self.lim.lo_ok(pair_q(self.inst, u, e.min1, u, e.min2)))
+            self.same_host_fits(u, &e)
         };
         // only servers holding one of them (the one with fewest options)
         let least = ones(&st.opt.least(need)).next();
@@ -153,10 +134,31 @@ impl Search<'_> {
             self.pos(st, s, o)?;
             e.push(self.inst.access(o, s));
         }
-        let fits = e.count < 2
-            || (self.lim.hi_ok(pair_q(self.inst, s, e.max1, s, e.max2))
-                && self.lim.lo_ok(pair_q(self.inst, s, e.min1, s, e.min2)));
-        fits.then_some((e.min1, e.max1))
+        self.same_host_fits(s, &e).then_some((e.min1, e.max1))
+    }
+
+    /// Clears from `need` every client that a window of the open hosts and
+    /// of new host `s`, narrowed against `s`'s envelope `(lo, hi)` (as
+    /// [`Search::place`] narrows them), holds: true when some client is
+    /// left (it would have no option with `s` opened so).
+    fn left_in_no_window(
+        &self,
+        st: &State,
+        s: usize,
+        (lo, hi): (f64, f64),
+        need: &mut [u64],
+    ) -> bool {
+        if need.iter().all(|&w| w == 0) {
+            return false;
+        }
+        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
+        for h in hosts.chain(std::iter::once(s)) {
+            let (a, b) = self.narrow(h, st.win[h], s, lo, hi);
+            if a < b && !self.clear_window(h, (a, b), need) {
+                return false;
+            }
+        }
+        true
     }
 
     /// True; under test, first checks the claim against the child: it dies

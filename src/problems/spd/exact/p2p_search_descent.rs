@@ -214,10 +214,7 @@ impl Search<'_> {
         let lim = &self.lim;
         for (i, &s) in hosts.iter().enumerate() {
             let e = &ext[s];
-            if e.count >= 2
-                && !(lim.hi_ok(pair_q(self.inst, s, e.max1, s, e.max2))
-                    && lim.lo_ok(pair_q(self.inst, s, e.min1, s, e.min2)))
-            {
+            if !self.same_host_fits(s, e) {
                 return false;
             }
             for &u in &hosts[i + 1..] {
