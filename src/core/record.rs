@@ -104,19 +104,18 @@ pub struct StageTime {
     /// Its wall time, milliseconds.
     pub ms: f64,
     /// The stage's steps, in the order they ended, when the engine reports
-    /// them (SPD `exact`'s P2P `hosts` stage: one per host-count decision;
-    /// its `delay` and `variation` stages: each solution the descent kept,
-    /// then its last search's answer).
+    /// them (e.g. one per decision of a stage, or each solution a search
+    /// kept and then its last answer; docs/formats.md lists the engines
+    /// that do).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StageStep>,
 }
 
 /// One step of a stage ([`StageTime::steps`]): what it decided, its
 /// answer and its wall time. Steps may run side by side (on the run's
-/// threads), so their times may add up to more than the stage's. A
-/// descent's steps (`delay 583.64`: `feasible`; `delay below 576.62`:
-/// `infeasible`) are points in one search: their time is from the
-/// search's start.
+/// threads), so their times may add up to more than the stage's. Steps
+/// that are points in one search (a solution kept, then the proof) give
+/// the time from that search's start.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct StageStep {
@@ -125,8 +124,8 @@ pub struct StageStep {
     /// Its answer (e.g. `feasible`, `infeasible`, `unknown`, or
     /// `cancelled` when another step's answer settled it first).
     pub result: String,
-    /// Its wall time, milliseconds (a descent's step: from the search's
-    /// start).
+    /// Its wall time, milliseconds (a point in one search: from the
+    /// search's start).
     pub ms: f64,
 }
 
