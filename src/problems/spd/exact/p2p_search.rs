@@ -495,15 +495,16 @@ impl<'a> Search<'a> {
         }
         let orphans = self.orphans(&st);
         let opt = &st.opt;
-        let picked = self.packing(&st, &orphans, opt);
-        if st.hosts + picked.len() > self.k {
+        let pk = self.packing(&st, &orphans, opt);
+        let picked = pk.picked.len();
+        if st.hosts + picked > self.k {
             return Ok(None);
         }
         // (with room for one or two, the checks below are as strong)
         if self.packing
-            && st.hosts + picked.len() + 1 >= self.k
+            && st.hosts + picked + 1 >= self.k
             && self.k >= st.hosts + 3
-            && !self.packing_fits(&st, &picked, st.hosts + picked.len() < self.k)
+            && !self.packing_fits(&st, &pk, st.hosts + picked < self.k)
         {
             self.packing_refuted += 1;
             return Ok(None);

@@ -21,8 +21,9 @@
 //! its own checks were as strong: the same node counts).
 //!
 //! Complexity: the packing `O(r·n·(log m + m/64))` for `r` picks, `n`
-//! servers and `m` clients (as the bound alone cost before); a check adds
-//! `O(a·(log m + m/64))` for its `a` candidates, and per backtracking node
+//! servers and `m` clients (as the bound alone cost before), keeping its
+//! `a` candidates' windows (`a·⌈m/64⌉` words) for the check, which costs
+//! per backtracking node
 //! `O(a·(r·log m + m/64) + h·(r·log m + m/64))` for `h` open hosts, at most
 //! [`PACKING_NODES`] nodes.
 
@@ -45,14 +46,17 @@ pub(super) const EXTRA_NODES: u32 = 48;
 pub(super) static EXTRA_CROSS_CHECKS: std::sync::atomic::AtomicU64 =
     std::sync::atomic::AtomicU64::new(0);
 
-/// The candidates of a tight packing's picked orphans.
-struct Packing {
-    picked: Vec<usize>,
+/// A packing's picked orphans and their candidates.
+pub(super) struct Packing {
+    pub(super) picked: Vec<usize>,
     /// Per candidate: the picked orphan's index, the server, the orphan's
     /// access on it, and the server's window left by that orphan's
     /// same-host pairs. By pick: pick `p`'s are `cands[of[p]..of[p+1]]`.
     cands: Vec<Cand>,
     of: Vec<usize>,
+    /// Per candidate, `w` words: its window's clients (the packing
+    /// computed them; the check starts from them).
+    bits: Vec<u64>,
 }
 
 impl Packing {
@@ -73,28 +77,40 @@ struct Cand {
 impl Search<'_> {
     /// The greedy packing: orphans by fewest options; each pick removes
     /// the orphans some non-host server could take with it. Stops one past
-    /// the room left (then the node is refuted).
-    pub(super) fn packing(&self, st: &State, orphans: &[u64], opt: &Counts) -> Vec<usize> {
+    /// the room left (then the node is refuted). Keeps each pick's
+    /// candidates (those servers) for [`Search::packing_fits`].
+    pub(super) fn packing(&self, st: &State, orphans: &[u64], opt: &Counts) -> Packing {
         let mut left = orphans.to_vec();
         let room = self.k.saturating_sub(st.hosts);
-        let mut picked = Vec::new();
+        let mut pk = Packing {
+            picked: Vec::new(),
+            cands: Vec::new(),
+            of: vec![0],
+            bits: Vec::new(),
+        };
         let mut scratch = vec![0u64; self.w];
         // the least (options, client) still left, from the bit-sliced
         // counts: `O(m/64)` words a pick, where sorting every orphan cost
         // a fifth of the search's time at 200 servers
         while let Some(o) = ones(&opt.least_capped(&left)).next() {
-            picked.push(o);
-            if picked.len() > room {
+            let pick = pk.picked.len();
+            pk.picked.push(o);
+            if pk.picked.len() > room {
+                // (no candidates listed: the node is refuted)
+                pk.of.push(pk.cands.len());
                 break;
             }
             clear(&mut left, o);
-            self.each_candidate(st, o, &mut scratch, |_, _, _, z| {
+            self.each_candidate(st, o, &mut scratch, |s, x, win, z| {
                 for (y, z) in left.iter_mut().zip(z) {
                     *y &= !z;
                 }
+                pk.cands.push(Cand { pick, s, x, win });
+                pk.bits.extend_from_slice(z);
             });
+            pk.of.push(pk.cands.len());
         }
-        picked
+        pk
     }
 
     /// Calls `f(s, x, window, bits)` for every non-host server `s` whose
@@ -121,23 +137,6 @@ impl Search<'_> {
         }
     }
 
-    /// The candidate servers of each picked orphan.
-    fn candidates(&self, st: &State, picked: &[usize]) -> Packing {
-        let mut pk = Packing {
-            picked: picked.to_vec(),
-            cands: Vec::new(),
-            of: vec![0],
-        };
-        let mut scratch = vec![0u64; self.w];
-        for (pick, &o) in picked.iter().enumerate() {
-            self.each_candidate(st, o, &mut scratch, |s, x, win, _| {
-                pk.cands.push(Cand { pick, s, x, win });
-            });
-            pk.of.push(pk.cands.len());
-        }
-        pk
-    }
-
     /// With the packing as large as the room left: can each picked orphan
     /// get a server of its own so that the picked orphans' pairs fit and
     /// every unassigned client lies in some window left? `false` only when
@@ -154,8 +153,7 @@ impl Search<'_> {
     /// candidate covers must then fit one other non-host server's window
     /// (narrowed by the chosen candidates), and a client such a server
     /// could take restricts no pick.
-    pub(super) fn packing_fits(&self, st: &State, picked: &[usize], extra: bool) -> bool {
-        let pk = &self.candidates(st, picked);
+    pub(super) fn packing_fits(&self, st: &State, pk: &Packing, extra: bool) -> bool {
         let hosts = (0..st.env.len())
             .filter(|&h| st.env[h].is_some())
             .map(|h| (h, st.win[h]))
@@ -167,8 +165,8 @@ impl Search<'_> {
             extra: extra.then(|| self.extra_servers(st)),
             hosts,
             live: pk.cands.iter().map(|c| Some(c.win)).collect(),
-            bits: vec![0u64; pk.cands.len() * self.w],
-            bits_of: vec![None; pk.cands.len()],
+            bits: pk.bits.clone(),
+            bits_of: pk.cands.iter().map(|c| Some(c.win)).collect(),
             host_bits: vec![0u64; nh * self.w],
             host_bits_of: vec![None; nh],
             chosen: vec![None; pk.picked.len()],
