@@ -37,7 +37,9 @@
 //!    must fit one other new server.
 //!    With room for one more host, one new server must take every orphan;
 //!    with room for two, two new servers must cover them, the orphans only
-//!    one of them can take fitting together on it and across the pair.
+//!    one of them can take fitting together on it and across the pair,
+//!    and every other unassigned client lying in a window narrowed against
+//!    those orphans (`Search::pair_leaves_none`).
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
 //!    unassigned clients their window holds. A branch that opens the last
@@ -158,6 +160,11 @@ pub(crate) struct Search<'a> {
     next_to_last: bool,
     /// Branches that check refuted.
     next_to_last_refuted: u64,
+    /// Whether the two-server bound narrows the other windows against
+    /// each pair ([`Search::pair_leaves_none`]).
+    pair_narrowing: bool,
+    /// Nodes the two-server bound refuted only by that narrowing.
+    pair_narrowing_refuted: u64,
     /// Branch indices from the decision's root to the current node.
     path: Vec<u32>,
     /// The split search this worker belongs to, with its piece's state.
@@ -305,6 +312,8 @@ impl<'a> Search<'a> {
             last_host_refuted: 0,
             next_to_last: true,
             next_to_last_refuted: 0,
+            pair_narrowing: true,
+            pair_narrowing_refuted: 0,
             path: Vec::new(),
             piece: None,
             donate_every: split::DONATE_EVERY,
@@ -356,6 +365,13 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_next_to_last(&mut self, on: bool) {
         self.next_to_last = on;
+    }
+
+    /// Whether the two-server bound narrows the other windows against
+    /// each pair (on by default; [`Search::pair_leaves_none`]).
+    #[cfg(test)]
+    pub(crate) fn set_pair_narrowing(&mut self, on: bool) {
+        self.pair_narrowing = on;
     }
 
     /// True once the search's deadline has passed.
@@ -512,8 +528,12 @@ impl<'a> Search<'a> {
         if st.hosts + 1 == self.k && !self.one_server_takes(&st, &orphans, &mut scratch) {
             return Ok(None);
         }
-        if st.hosts + 2 == self.k && !self.two_servers_take(&st, &orphans, opt) {
-            return Ok(None);
+        if st.hosts + 2 == self.k {
+            let (takes, refused) = self.two_servers_take(&st, &orphans, opt);
+            if !takes {
+                self.pair_narrowing_refuted += u64::from(refused);
+                return Ok(None);
+            }
         }
         let c = self.pick(&st, &orphans, opt);
         let values = self.values(&st, c, &mut scratch);

@@ -1,7 +1,7 @@
 //! The search's pruning bounds on the new hosts orphans need ([`super`],
 //! step 3).
 
-use super::bits::{has, ones, Bits, Counts};
+use super::bits::{clear, has, ones, Bits, Counts};
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
@@ -61,11 +61,20 @@ impl Search<'_> {
     /// on one side (`s1`) and the first orphan `s1` misses on the other, so
     /// only those pairs are tried: `O(n + n1·n2·m/64)` for `n` servers,
     /// `n1` and `n2` of them holding those two orphans (at most
-    /// `O(n²·m/64)`); each server's orphan set is computed once.
-    pub(super) fn two_servers_take(&self, st: &State, orphans: &[u64], opt: &Counts) -> bool {
+    /// `O(n²·m/64)`; a pair's coverage test reads only the words holding
+    /// the orphans `s1` misses); each server's orphan set is computed
+    /// once. A pair that passes must also leave every other unassigned
+    /// client a window ([`Search::pair_leaves_none`], for each pair that
+    /// gets that far). Also says whether that test refused a pair.
+    pub(super) fn two_servers_take(
+        &self,
+        st: &State,
+        orphans: &[u64],
+        opt: &Counts,
+    ) -> (bool, bool) {
         let w = self.w;
         let Some(o1) = ones(&opt.least(orphans)).next() else {
-            return true;
+            return (true, false);
         };
         // non-host servers whose window holds orphan `o`
         let holds = |o: usize| -> Vec<usize> {
@@ -78,13 +87,18 @@ impl Search<'_> {
         let mut slot = vec![usize::MAX; st.env.len()];
         let mut parts: Vec<u64> = Vec::new();
         let mut rest = vec![0u64; w];
+        // the words where `rest` has clients (orphans are few)
+        let mut nz = Vec::with_capacity(w);
+        let mut refused = false;
         for s1 in holds(o1) {
             let i = self.orphan_part(st, s1, orphans, &mut slot, &mut parts);
             for ((r, o), a) in rest.iter_mut().zip(orphans).zip(&parts[i * w..(i + 1) * w]) {
                 *r = o & !a;
             }
+            nz.clear();
+            nz.extend((0..w).filter(|&x| rest[x] != 0));
             let Some(o2) = ones(&rest).next() else {
-                return true;
+                return (true, refused);
             };
             let at = match seconds.iter().position(|(o, _)| *o == o2) {
                 Some(at) => at,
@@ -97,15 +111,19 @@ impl Search<'_> {
             for &s2 in &seconds[at].1 {
                 let j = self.orphan_part(st, s2, orphans, &mut slot, &mut parts);
                 let (w1, w2) = (&parts[i * w..(i + 1) * w], &parts[j * w..(j + 1) * w]);
-                if rest.iter().zip(w2).any(|(r, b)| r & !b != 0) {
+                if nz.iter().any(|&x| rest[x] & !w2[x] != 0) {
                     continue;
                 }
-                if self.split_fits(orphans, (s1, w1), (s2, w2)) {
-                    return true;
+                if !self.split_fits(orphans, (s1, w1), (s2, w2)) {
+                    continue;
                 }
+                if self.pair_leaves_none(st, orphans, (s1, w1), (s2, w2)) {
+                    return (true, refused);
+                }
+                refused = true;
             }
         }
-        false
+        (false, refused)
     }
 
     /// Index in `parts` (of `w` words each) of the orphans server `s`'s
@@ -157,5 +175,52 @@ impl Search<'_> {
             || t2.count == 0
             || lim.hi_ok(pair_q(self.inst, s1, t1.max1, s2, t2.max1));
         self_ok(s1, &t1) && self_ok(s2, &t2) && cross_ok
+    }
+
+    /// With the new hosts exactly `s1` and `s2` (the orphans `s1` misses
+    /// go to `s2` and those `s2` misses to `s1`), every other unassigned
+    /// client must lie in a window narrowed against those orphans on
+    /// `s1` and `s2` (their envelopes only grow from there; windows only
+    /// shrink as envelopes grow): the open hosts' windows, and `s1`'s and
+    /// `s2`'s own (narrowed against each other and their same-host pairs).
+    /// False when some client lies in none. `O((h + 2)·(m/64 + log m) +
+    /// r)` for `h` open hosts and `r` orphans.
+    fn pair_leaves_none(
+        &self,
+        st: &State,
+        orphans: &[u64],
+        (s1, w1): (usize, &[u64]),
+        (s2, w2): (usize, &[u64]),
+    ) -> bool {
+        if !self.pair_narrowing {
+            return true;
+        }
+        let mut need = st.open.clone();
+        // the extremes on `s` of the orphans outside `other` (placed there)
+        let ext = |s: usize, other: &[u64], need: &mut [u64]| {
+            let mut e = Extremes::EMPTY;
+            for c in ones(orphans).filter(|&c| !has(other, c)) {
+                e.push(self.inst.access(c, s));
+                clear(need, c);
+            }
+            e
+        };
+        let (e1, e2) = (ext(s1, w2, &mut need), ext(s2, w1, &mut need));
+        let narrowed = |h: usize| {
+            [(s1, &e1), (s2, &e2)]
+                .iter()
+                .filter(|(_, e)| e.count > 0)
+                .fold(st.win[h], |win, &(s, e)| {
+                    self.narrow(h, win, s, e.min1, e.max1)
+                })
+        };
+        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
+        for h in hosts.chain([s1, s2]) {
+            let win = narrowed(h);
+            if win.0 < win.1 && !self.clear_window(h, win, &mut need) {
+                return true;
+            }
+        }
+        need.iter().all(|&x| x == 0)
     }
 }

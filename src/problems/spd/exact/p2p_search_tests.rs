@@ -285,6 +285,26 @@ fn next_to_last_check_changes_no_answer() {
     );
 }
 
+/// The two-server bound's narrowing ([`Search::pair_leaves_none`]): with
+/// and without it, every decision on the paper's random P2P instances
+/// (upper and lower limits) ends the same way with the same solution and
+/// never more nodes, and it does refute nodes the split test alone passes.
+#[test]
+fn pair_narrowing_changes_no_answer() {
+    on_off(
+        53,
+        ((20, 30), (60, 120)),
+        3..=12,
+        (
+            |s, on| s.set_pair_narrowing(on),
+            |s| s.pair_narrowing_refuted,
+            "nodes refuted",
+            500,
+        ),
+        Agree::Solutions,
+    );
+}
+
 /// A switch of the search (on or off), the counter of what it does, the
 /// counter's name, and the least total that shows the test exercises it.
 type Switch = (fn(&mut Search, bool), fn(&Search) -> u64, &'static str, u64);
