@@ -39,7 +39,8 @@
 //!    with room for two, two new servers must cover them, the orphans only
 //!    one of them can take fitting together on it and across the pair,
 //!    and every other unassigned client lying in a window narrowed against
-//!    those orphans (`Search::pair_leaves_none`).
+//!    those orphans (`Search::pair_leaves_none`; at most 16 pairs a node
+//!    are refused so, then the node goes through).
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
 //!    unassigned clients their window holds. A branch that opens the last
