@@ -226,44 +226,42 @@ impl Search<'_> {
             e
         };
         let (e1, e2) = (ext(s1, w2, &mut need), ext(s2, w1, &mut need));
-        let pair = [(s1, &e1), (s2, &e2)];
+        let envs: Vec<(usize, f64, f64)> = [(s1, &e1), (s2, &e2)]
+            .iter()
+            .filter(|(_, e)| e.count > 0)
+            .map(|&(s, e)| (s, e.min1, e.max1))
+            .collect();
         if let Some(c) = witness.filter(|&c| has(&need, c)) {
-            if !self.held_against(st, c, pair) {
+            if !self.held_against(st, c, [s1, s2], &envs) {
                 return false;
             }
         }
-        let narrowed = |h: usize| {
-            pair.iter()
-                .filter(|(_, e)| e.count > 0)
-                .fold(st.win[h], |win, &(s, e)| {
-                    self.narrow(h, win, s, e.min1, e.max1)
-                })
-        };
-        let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
-        for h in hosts.chain([s1, s2]) {
-            let win = narrowed(h);
-            if win.0 < win.1 && !self.clear_window(h, win, &mut need) {
-                return true;
-            }
+        if !self.left_in_no_window(st, &[s1, s2], &envs, &mut need) {
+            return true;
         }
         *witness = ones(&need).next();
-        witness.is_none()
+        false
     }
 
     /// Whether unassigned client `c` lies in a window of the open hosts or
-    /// of the pair's servers narrowed against the pair's extremes (the
-    /// tests [`Search::narrow`] makes, for one client: its access against
-    /// each server's extremes).
-    fn held_against(&self, st: &State, c: usize, pair: [(usize, &Extremes); 2]) -> bool {
+    /// of the new hosts `fresh`, narrowed against the envelopes `envs`:
+    /// [`Search::left_in_no_window`] for one client, each window cut to
+    /// `c`'s own position so that [`Search::narrow`] makes its tests on
+    /// `c` alone (`O(h)` for `h` open hosts).
+    fn held_against(
+        &self,
+        st: &State,
+        c: usize,
+        fresh: [usize; 2],
+        envs: &[(usize, f64, f64)],
+    ) -> bool {
         let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
-        hosts.chain(pair.map(|p| p.0)).any(|h| {
-            let Some(p) = self.pos(st, h, c) else {
-                return false;
-            };
-            let x = self.val(h, p);
-            pair.iter().filter(|(_, e)| e.count > 0).all(|&(s, e)| {
-                self.lim.hi_ok(pair_q(self.inst, h, x, s, e.max1))
-                    && self.lim.lo_ok(pair_q(self.inst, h, x, s, e.min1))
+        hosts.chain(fresh).any(|h| {
+            self.pos(st, h, c).is_some_and(|p| {
+                let (a, b) = envs.iter().fold((p, p + 1), |win, &(t, lo, hi)| {
+                    self.narrow(h, win, t, lo, hi)
+                });
+                a < b
             })
         })
     }

@@ -69,7 +69,7 @@ impl Search<'_> {
         need.iter_mut()
             .zip(orphans.iter())
             .for_each(|(n, o)| *n &= !o);
-        self.left_in_no_window(st, s, (lo, hi), need) && self.confirm_dies(st, s, p)
+        self.left_in_no_window(st, &[s], &[(s, lo, hi)], need) && self.confirm_dies(st, s, p)
     }
 
     /// Whether the branch "the client at position `p` of `s` on `s`", with
@@ -97,7 +97,7 @@ impl Search<'_> {
         let x = self.val(s, p);
         need.copy_from_slice(&st.open);
         clear(need, c);
-        if !self.left_in_no_window(st, s, (x, x), need) {
+        if !self.left_in_no_window(st, &[s], &[(s, x, x)], need) {
             return false;
         }
         let takes = |u: usize, spare: &mut [u64]| {
@@ -138,22 +138,26 @@ impl Search<'_> {
     }
 
     /// Clears from `need` every client that a window of the open hosts and
-    /// of new host `s`, narrowed against `s`'s envelope `(lo, hi)` (as
-    /// [`Search::place`] narrows them), holds: true when some client is
-    /// left (it would have no option with `s` opened so).
-    fn left_in_no_window(
+    /// of the new hosts `fresh` holds, each window narrowed against the
+    /// envelopes `envs` (server, least and largest access; as
+    /// [`Search::place`] narrows them): true when some client is left (it
+    /// would have no option with those hosts opened so). Stops early once
+    /// `need` is empty.
+    pub(super) fn left_in_no_window(
         &self,
         st: &State,
-        s: usize,
-        (lo, hi): (f64, f64),
+        fresh: &[usize],
+        envs: &[(usize, f64, f64)],
         need: &mut [u64],
     ) -> bool {
         if need.iter().all(|&w| w == 0) {
             return false;
         }
         let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
-        for h in hosts.chain(std::iter::once(s)) {
-            let (a, b) = self.narrow(h, st.win[h], s, lo, hi);
+        for h in hosts.chain(fresh.iter().copied()) {
+            let (a, b) = envs.iter().fold(st.win[h], |win, &(t, lo, hi)| {
+                self.narrow(h, win, t, lo, hi)
+            });
             if a < b && !self.clear_window(h, (a, b), need) {
                 return false;
             }
