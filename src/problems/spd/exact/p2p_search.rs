@@ -192,6 +192,17 @@ pub(crate) struct Search<'a> {
     /// it off so that the caps, not the passes' solutions, must hold the
     /// optimum's pairs).
     caps_pass_improves: bool,
+    /// Buffers kept for reuse ([`spare`]).
+    spare: spare::Spare,
+}
+
+/// What [`Search::settle`] leaves of a node.
+enum Settled {
+    Dead,
+    /// Every client placed.
+    Complete,
+    /// The branching client's values.
+    Branch(Vec<(usize, usize)>),
 }
 
 /// A node whose branches are being tried: its state (cut by its refuted
@@ -204,8 +215,8 @@ struct Frame {
     first: u32,
 }
 
-/// One node's state (cloned per branch; small).
-#[derive(Clone)]
+/// One node's state (cloned per branch; small: a branch's child takes a
+/// refuted node's buffers, [`spare`]).
 struct State {
     /// Envelope per server as list positions `[lo, hi]` of its extreme
     /// clients (`None`: not a host).
@@ -230,6 +241,38 @@ struct State {
     counted: Vec<(usize, usize)>,
     /// The caps generation the windows were cut at ([`caps`]).
     caps_gen: u64,
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        State {
+            env: self.env.clone(),
+            win: self.win.clone(),
+            open: self.open.clone(),
+            free: self.free.clone(),
+            assign: self.assign.clone(),
+            hosts: self.hosts,
+            lim: self.lim,
+            opt: self.opt.clone(),
+            counted: self.counted.clone(),
+            caps_gen: self.caps_gen,
+        }
+    }
+
+    /// Copies `src` into this state's buffers (no allocation when the
+    /// sizes match, as between two states of one search).
+    fn clone_from(&mut self, src: &Self) {
+        self.env.clone_from(&src.env);
+        self.win.clone_from(&src.win);
+        self.open.clone_from(&src.open);
+        self.free.clone_from(&src.free);
+        self.assign.clone_from(&src.assign);
+        self.hosts = src.hosts;
+        self.lim = src.lim;
+        self.opt.clone_from(&src.opt);
+        self.counted.clone_from(&src.counted);
+        self.caps_gen = src.caps_gen;
+    }
 }
 
 /// Decides whether some assignment with at most `k` hosts has all pairs in
@@ -325,6 +368,7 @@ impl<'a> Search<'a> {
             caps: None,
             caps_pass: false,
             caps_pass_improves: true,
+            spare: spare::Spare::default(),
         })
     }
 
@@ -489,62 +533,102 @@ impl<'a> Search<'a> {
     /// on `stack`, where a split search may donate its untried branches).
     fn node(&mut self, mut st: State, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
         self.tick()?;
-        if self.stale(&st) && !self.renarrow(&mut st) {
-            return Ok(None);
+        let mut scratch = self.words();
+        let settled = self.settle(&mut st, &mut scratch);
+        self.give_words(scratch);
+        match settled {
+            Settled::Dead => {
+                self.recycle(st);
+                Ok(None)
+            }
+            Settled::Complete => self.complete(st, stack),
+            Settled::Branch(values) => {
+                let frame = Frame {
+                    st,
+                    values,
+                    next: 0,
+                    first: 0,
+                };
+                self.branches(frame, stack)
+            }
         }
-        let mut scratch = vec![0u64; self.w];
-        if !self.propagate(&mut st, &mut scratch) {
-            return Ok(None);
+    }
+
+    /// A node's forced moves and bounds, then (when it lives and has
+    /// clients left) its branching client's values.
+    fn settle(&mut self, st: &mut State, scratch: &mut [u64]) -> Settled {
+        if self.stale(st) && !self.renarrow(st) {
+            return Settled::Dead;
+        }
+        if !self.propagate(st, scratch) {
+            return Settled::Dead;
         }
         if st.open.iter().all(|&x| x == 0) {
-            if self.descent.is_some() {
-                // the limit moves past it; the node goes on under the new
-                // limit (its free clients were placed under the old one)
-                let again = st.clone();
-                self.improve(st);
-                if !self.stale(&again) {
-                    return Ok(None);
-                }
-                return self.node(again, stack);
-            }
-            self.solved();
-            return Ok(Some(st));
+            return Settled::Complete;
         }
-        let orphans = self.orphans(&st);
+        let orphans = self.orphans(st);
+        let mut bufs = std::mem::take(&mut self.spare.bounds);
+        let refuted = self.orphans_refute(st, &orphans, scratch, &mut bufs);
+        self.spare.bounds = bufs;
+        if refuted {
+            return Settled::Dead;
+        }
+        let c = self.pick(st, &orphans, &st.opt);
+        Settled::Branch(self.values(st, c, scratch))
+    }
+
+    /// Whether the orphan bounds (step 3) refute the node, in the bounds'
+    /// buffers `b`.
+    fn orphans_refute(
+        &mut self,
+        st: &State,
+        orphans: &[u64],
+        scratch: &mut [u64],
+        b: &mut spare::BoundBufs,
+    ) -> bool {
+        let (pk, fit) = (&mut b.packing, &mut b.fit);
         let opt = &st.opt;
-        let pk = self.packing(&st, &orphans, opt);
+        self.packing(st, (orphans, opt), pk, fit);
         let picked = pk.picked.len();
         if st.hosts + picked > self.k {
-            return Ok(None);
+            return true;
         }
         // (with room for one or two, the checks below are as strong)
         if self.packing
             && st.hosts + picked + 1 >= self.k
             && self.k >= st.hosts + 3
-            && !self.packing_fits(&st, &pk, st.hosts + picked < self.k)
+            && !self.packing_fits(st, pk, st.hosts + picked < self.k, fit)
         {
             self.packing_refuted += 1;
-            return Ok(None);
+            return true;
         }
-        if st.hosts + 1 == self.k && !self.one_server_takes(&st, &orphans, &mut scratch) {
-            return Ok(None);
+        if st.hosts + 1 == self.k && !self.one_server_takes(st, orphans, scratch) {
+            return true;
         }
         if st.hosts + 2 == self.k {
-            let (takes, refused) = self.two_servers_take(&st, &orphans, opt);
+            let (takes, refused) = self.two_servers_take(st, orphans, opt, &mut b.pair);
             if !takes {
                 self.pair_narrowing_refuted += u64::from(refused);
-                return Ok(None);
+                return true;
             }
         }
-        let c = self.pick(&st, &orphans, opt);
-        let values = self.values(&st, c, &mut scratch);
-        let frame = Frame {
-            st,
-            values,
-            next: 0,
-            first: 0,
-        };
-        self.branches(frame, stack)
+        false
+    }
+
+    /// A node with every client placed: a solution, or under a descent a
+    /// bound that moves on (the node goes on under the new limit; its
+    /// free clients were placed under the old one).
+    fn complete(&mut self, st: State, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
+        if self.descent.is_some() {
+            let again = st.clone();
+            self.improve(st);
+            if !self.stale(&again) {
+                return Ok(None);
+            }
+            return self.node(again, stack);
+        }
+        self.solved();
+        Ok(Some(st))
     }
 
     /// Tries the branches of `frame` in order; a refuted branch cuts its
@@ -552,8 +636,8 @@ impl<'a> Search<'a> {
     fn branches(&mut self, frame: Frame, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
         let level = stack.len();
         stack.push(frame);
-        let mut need = vec![0u64; self.w];
-        let mut spare = vec![0u64; self.w];
+        let mut need = self.words();
+        let mut spare = self.words();
         // the node's orphans, computed at its first last-host check
         let mut orphans = None;
         let out = loop {
@@ -591,7 +675,7 @@ impl<'a> Search<'a> {
                 self.cap_refuted(&mut stack[level].st, s, p);
                 continue;
             }
-            let mut child = stack[level].st.clone();
+            let mut child = self.child_of(&stack[level].st);
             self.put(&mut child, s, p);
             self.path.push(index);
             let found = self.node(child, stack);
@@ -601,7 +685,13 @@ impl<'a> Search<'a> {
                 done => break done,
             }
         };
-        stack.truncate(level);
+        while stack.len() > level {
+            if let Some(f) = stack.pop() {
+                self.recycle(f.st);
+            }
+        }
+        self.give_words(need);
+        self.give_words(spare);
         out
     }
 }
@@ -629,6 +719,8 @@ mod lns;
 mod packing;
 #[path = "p2p_search_probe.rs"]
 pub(crate) mod probe;
+#[path = "p2p_search_spare.rs"]
+mod spare;
 #[path = "p2p_search_split.rs"]
 mod split;
 #[path = "p2p_search_windows.rs"]

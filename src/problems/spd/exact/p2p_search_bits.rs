@@ -30,11 +30,28 @@ const CAP_SLICES: usize = 7;
 /// word operations per word. The slices hold counts up to the number of
 /// servers exactly (so a count can go down again, [`Counts::sub`]);
 /// readers see them capped at `2^CAP_SLICES`.
-#[derive(Clone, PartialEq)]
+#[derive(PartialEq)]
 pub(super) struct Counts {
     w: usize,
     slices: usize,
     b: Bits,
+}
+
+impl Clone for Counts {
+    fn clone(&self) -> Self {
+        Counts {
+            w: self.w,
+            slices: self.slices,
+            b: self.b.clone(),
+        }
+    }
+
+    /// Copies `src` into this one's buffer (no allocation at equal sizes).
+    fn clone_from(&mut self, src: &Self) {
+        self.w = src.w;
+        self.slices = src.slices;
+        self.b.clone_from(&src.b);
+    }
 }
 
 impl Counts {

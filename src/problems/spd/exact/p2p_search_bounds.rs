@@ -16,6 +16,22 @@ type Side<'b> = (usize, &'b [u64]);
 /// trying every one made `host-search`'s 40,000 nodes half as slow again.
 const NARROWED_PAIRS: u32 = 16;
 
+/// [`Search::two_servers_take`]'s buffers, reused from node to node.
+#[derive(Default)]
+pub(super) struct PairBufs {
+    /// The servers holding the first orphan.
+    firsts: Vec<usize>,
+    /// Per second orphan, its servers as a run of `servers`.
+    seconds: Vec<(usize, usize, usize)>,
+    servers: Vec<usize>,
+    /// Per server, its orphans' index in `parts` (`usize::MAX`: not yet).
+    slot: Vec<usize>,
+    parts: Vec<u64>,
+    /// The orphans `s1` misses, and the words that hold them.
+    rest: Vec<u64>,
+    nz: Vec<usize>,
+}
+
 impl Search<'_> {
     /// Unassigned clients no open host's window holds.
     pub(super) fn orphans(&self, st: &State) -> Bits {
@@ -81,49 +97,60 @@ impl Search<'_> {
         st: &State,
         orphans: &[u64],
         opt: &Counts,
+        b: &mut PairBufs,
     ) -> (bool, bool) {
         let w = self.w;
         let Some(o1) = ones(&opt.least(orphans)).next() else {
             return (true, false);
         };
-        // non-host servers whose window holds orphan `o`
-        let holds = |o: usize| -> Vec<usize> {
-            (0..st.env.len())
-                .filter(|&s| st.env[s].is_none() && self.pos(st, s, o).is_some())
-                .collect()
+        // non-host servers whose window holds orphan `o`, onto `out`
+        let holds = |o: usize, out: &mut Vec<usize>| {
+            out.extend(
+                (0..st.env.len()).filter(|&s| st.env[s].is_none() && self.pos(st, s, o).is_some()),
+            );
         };
-        // (most `s1` miss the same `o2`: its servers are listed once)
-        let mut seconds: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut slot = vec![usize::MAX; st.env.len()];
-        let mut parts: Vec<u64> = Vec::new();
-        let mut rest = vec![0u64; w];
-        // the words where `rest` has clients (orphans are few)
-        let mut nz = Vec::with_capacity(w);
+        b.firsts.clear();
+        holds(o1, &mut b.firsts);
+        // (most `s1` miss the same `o2`: its servers are listed once, as
+        // `seconds` entries `(o2, start, end)` into `servers`)
+        b.seconds.clear();
+        b.servers.clear();
+        b.slot.clear();
+        b.slot.resize(st.env.len(), usize::MAX);
+        b.parts.clear();
+        b.rest.clear();
+        b.rest.resize(w, 0);
         let mut refused = 0;
         // the client the last refused pair left in no window
         let mut witness = None;
-        for s1 in holds(o1) {
-            let i = self.orphan_part(st, s1, orphans, &mut slot, &mut parts);
-            for ((r, o), a) in rest.iter_mut().zip(orphans).zip(&parts[i * w..(i + 1) * w]) {
+        for f in 0..b.firsts.len() {
+            let s1 = b.firsts[f];
+            let i = self.orphan_part(st, s1, orphans, &mut b.slot, &mut b.parts);
+            let part = &b.parts[i * w..(i + 1) * w];
+            for ((r, o), a) in b.rest.iter_mut().zip(orphans).zip(part) {
                 *r = o & !a;
             }
-            nz.clear();
-            nz.extend((0..w).filter(|&x| rest[x] != 0));
-            let Some(o2) = ones(&rest).next() else {
+            // the words where `rest` has clients (orphans are few)
+            b.nz.clear();
+            b.nz.extend((0..w).filter(|&x| b.rest[x] != 0));
+            let Some(o2) = ones(&b.rest).next() else {
                 return (true, refused > 0);
             };
-            let at = match seconds.iter().position(|(o, _)| *o == o2) {
-                Some(at) => at,
+            let (from, to) = match b.seconds.iter().find(|e| e.0 == o2) {
+                Some(&(_, from, to)) => (from, to),
                 None => {
-                    seconds.push((o2, holds(o2)));
-                    seconds.len() - 1
+                    let from = b.servers.len();
+                    holds(o2, &mut b.servers);
+                    b.seconds.push((o2, from, b.servers.len()));
+                    (from, b.servers.len())
                 }
             };
             // (`o2` lies outside `s1`'s window, so `s2 != s1`)
-            for &s2 in &seconds[at].1 {
-                let j = self.orphan_part(st, s2, orphans, &mut slot, &mut parts);
-                let (w1, w2) = (&parts[i * w..(i + 1) * w], &parts[j * w..(j + 1) * w]);
-                if nz.iter().any(|&x| rest[x] & !w2[x] != 0) {
+            for at in from..to {
+                let s2 = b.servers[at];
+                let j = self.orphan_part(st, s2, orphans, &mut b.slot, &mut b.parts);
+                let (w1, w2) = (&b.parts[i * w..(i + 1) * w], &b.parts[j * w..(j + 1) * w]);
+                if b.nz.iter().any(|&x| b.rest[x] & !w2[x] != 0) {
                     continue;
                 }
                 if !self.split_fits(orphans, (s1, w1), (s2, w2)) {

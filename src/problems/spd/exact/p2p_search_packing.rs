@@ -46,7 +46,9 @@ pub(super) const EXTRA_NODES: u32 = 48;
 pub(super) static EXTRA_CROSS_CHECKS: std::sync::atomic::AtomicU64 =
     std::sync::atomic::AtomicU64::new(0);
 
-/// A packing's picked orphans and their candidates.
+/// A packing's picked orphans and their candidates (its buffers are
+/// reused from node to node: [`Search::packing`]).
+#[derive(Default)]
 pub(super) struct Packing {
     pub(super) picked: Vec<usize>,
     /// Per candidate: the picked orphan's index, the server, the orphan's
@@ -79,20 +81,30 @@ impl Search<'_> {
     /// the orphans some non-host server could take with it. Stops one past
     /// the room left (then the node is refuted). Keeps each pick's
     /// candidates (those servers) for [`Search::packing_fits`].
-    pub(super) fn packing(&self, st: &State, orphans: &[u64], opt: &Counts) -> Packing {
-        let mut left = orphans.to_vec();
+    /// `pk` and `fit` are buffers, their contents replaced.
+    pub(super) fn packing(
+        &self,
+        st: &State,
+        (orphans, opt): (&[u64], &Counts),
+        pk: &mut Packing,
+        fit: &mut FitBufs,
+    ) {
+        let left = &mut fit.needy;
+        left.clear();
+        left.extend_from_slice(orphans);
         let room = self.k.saturating_sub(st.hosts);
-        let mut pk = Packing {
-            picked: Vec::new(),
-            cands: Vec::new(),
-            of: vec![0],
-            bits: Vec::new(),
-        };
-        let mut scratch = vec![0u64; self.w];
+        pk.picked.clear();
+        pk.cands.clear();
+        pk.of.clear();
+        pk.of.push(0);
+        pk.bits.clear();
+        let scratch = &mut fit.scratch;
+        scratch.clear();
+        scratch.resize(self.w, 0);
         // the least (options, client) still left, from the bit-sliced
         // counts: `O(m/64)` words a pick, where sorting every orphan cost
         // a fifth of the search's time at 200 servers
-        while let Some(o) = ones(&opt.least_capped(&left)).next() {
+        while let Some(o) = ones(&opt.least_capped(left)).next() {
             let pick = pk.picked.len();
             pk.picked.push(o);
             if pk.picked.len() > room {
@@ -100,8 +112,8 @@ impl Search<'_> {
                 pk.of.push(pk.cands.len());
                 break;
             }
-            clear(&mut left, o);
-            self.each_candidate(st, o, &mut scratch, |s, x, win, z| {
+            clear(left, o);
+            self.each_candidate(st, o, scratch, |s, x, win, z| {
                 for (y, z) in left.iter_mut().zip(z) {
                     *y &= !z;
                 }
@@ -110,7 +122,6 @@ impl Search<'_> {
             });
             pk.of.push(pk.cands.len());
         }
-        pk
     }
 
     /// Calls `f(s, x, window, bits)` for every non-host server `s` whose
@@ -153,26 +164,52 @@ impl Search<'_> {
     /// candidate covers must then fit one other non-host server's window
     /// (narrowed by the chosen candidates), and a client such a server
     /// could take restricts no pick.
-    pub(super) fn packing_fits(&self, st: &State, pk: &Packing, extra: bool) -> bool {
-        let hosts = (0..st.env.len())
-            .filter(|&h| st.env[h].is_some())
-            .map(|h| (h, st.win[h]))
-            .collect::<Vec<_>>();
-        let nh = hosts.len();
+    ///
+    /// The check uses the packing's window bits as its own (`pk.bits`
+    /// holds the check's scratch afterwards) and `bufs` as its buffers.
+    pub(super) fn packing_fits(
+        &self,
+        st: &State,
+        pk: &mut Packing,
+        extra: bool,
+        b: &mut FitBufs,
+    ) -> bool {
+        std::mem::swap(&mut b.bits, &mut pk.bits);
+        let fits = self.fit_check(st, pk, extra, b);
+        std::mem::swap(&mut b.bits, &mut pk.bits);
+        fits
+    }
+
+    /// [`Search::packing_fits`] with the packing's bits in `b`.
+    fn fit_check(&self, st: &State, pk: &Packing, extra: bool, b: &mut FitBufs) -> bool {
+        let w = self.w;
+        b.hosts.clear();
+        b.hosts.extend(
+            (0..st.env.len())
+                .filter(|&h| st.env[h].is_some())
+                .map(|h| (h, st.win[h])),
+        );
+        let nh = b.hosts.len();
+        b.live.clear();
+        b.live.extend(pk.cands.iter().map(|c| Some(c.win)));
+        b.bits_of.clone_from(&b.live);
+        fill(&mut b.host_bits, nh * w, 0);
+        fill(&mut b.host_bits_of, nh, None);
+        fill(&mut b.chosen, pk.picked.len(), None);
+        fill(&mut b.scratch, w, 0);
+        fill(&mut b.needy, w, 0);
+        b.rounds.resize(pk.picked.len(), w);
+        b.trail_live.clear();
+        b.trail_hosts.clear();
+        if extra {
+            self.extra_servers(st, &mut b.extra);
+        }
         let mut fit = Fit {
             open: &st.open,
             pk,
-            extra: extra.then(|| self.extra_servers(st)),
-            hosts,
-            live: pk.cands.iter().map(|c| Some(c.win)).collect(),
-            bits: pk.bits.clone(),
-            bits_of: pk.cands.iter().map(|c| Some(c.win)).collect(),
-            host_bits: vec![0u64; nh * self.w],
-            host_bits_of: vec![None; nh],
-            chosen: vec![None; pk.picked.len()],
+            with_extra: extra,
+            b,
             budget: if extra { EXTRA_NODES } else { PACKING_NODES },
-            scratch: vec![0u64; self.w],
-            rounds: Rounds::new(pk.picked.len(), self.w),
         };
         self.fit_from(&mut fit)
     }
@@ -189,21 +226,28 @@ impl Search<'_> {
         let Some(pick) = next else {
             return true;
         };
+        // the node's windows, saved on the trail for each choice to undo
+        let (at_live, at_hosts) = (f.b.trail_live.len(), f.b.trail_hosts.len());
+        f.b.trail_live.extend_from_slice(&f.b.live);
+        f.b.trail_hosts.extend_from_slice(&f.b.hosts);
+        let mut fits = false;
         for j in f.pk.of(pick) {
-            if f.live[j].is_none() {
+            if f.b.live[j].is_none() {
                 continue;
             }
-            let saved = (f.live.clone(), f.hosts.clone());
             self.fit_choose(f, j);
-            f.chosen[pick] = Some(j);
-            let fits = self.fit_from(f);
-            f.chosen[pick] = None;
-            (f.live, f.hosts) = saved;
+            f.b.chosen[pick] = Some(j);
+            fits = self.fit_from(f);
+            f.b.chosen[pick] = None;
+            f.b.live.copy_from_slice(&f.b.trail_live[at_live..]);
+            f.b.hosts.copy_from_slice(&f.b.trail_hosts[at_hosts..]);
             if fits {
-                return true;
+                break;
             }
         }
-        false
+        f.b.trail_live.truncate(at_live);
+        f.b.trail_hosts.truncate(at_hosts);
+        fits
     }
 
     /// Chooses candidate `j` for its pick: the other picks' candidates
@@ -211,20 +255,20 @@ impl Search<'_> {
     fn fit_choose(&self, f: &mut Fit, j: usize) {
         let c = f.pk.cands[j];
         for (k, d) in f.pk.cands.iter().enumerate() {
-            let Some(win) = f.live[k] else {
+            let Some(win) = f.b.live[k] else {
                 continue;
             };
-            if d.pick == c.pick || f.chosen[d.pick].is_some_and(|x| x != k) {
+            if d.pick == c.pick || f.b.chosen[d.pick].is_some_and(|x| x != k) {
                 continue;
             }
             let clash = d.s == c.s || !self.lim.fits(pair_q(self.inst, c.s, c.x, d.s, d.x));
-            f.live[k] = if clash && f.chosen[d.pick].is_none() {
+            f.b.live[k] = if clash && f.b.chosen[d.pick].is_none() {
                 None
             } else {
                 Some(self.narrow(d.s, win, c.s, c.x, c.x))
             };
         }
-        for (h, win) in f.hosts.iter_mut() {
+        for (h, win) in f.b.hosts.iter_mut() {
             *win = self.narrow(*h, *win, c.s, c.x, c.x);
         }
     }
@@ -240,32 +284,33 @@ impl Search<'_> {
     /// candidates).
     fn fit_cover(&self, f: &mut Fit) -> Option<Option<usize>> {
         let w = self.w;
-        let open: Vec<usize> = (0..f.pk.picked.len())
-            .filter(|&p| f.chosen[p].is_none())
-            .collect();
+        let mut open = std::mem::take(&mut f.b.unchosen);
+        open.clear();
+        open.extend((0..f.pk.picked.len()).filter(|&p| f.b.chosen[p].is_none()));
         // the chosen candidates and the live ones of the picks not chosen,
         // as bits (each recomputed only when its window changed)
-        let mut bits = std::mem::take(&mut f.bits);
+        let mut bits = std::mem::take(&mut f.b.bits);
         for (k, d) in f.pk.cands.iter().enumerate() {
-            if f.chosen[d.pick].is_some_and(|j| j != k) {
+            if f.b.chosen[d.pick].is_some_and(|j| j != k) {
                 continue;
             }
-            if let Some(win) = f.live[k] {
-                if f.bits_of[k] != Some(win) {
-                    f.bits_of[k] = Some(win);
+            if let Some(win) = f.b.live[k] {
+                if f.b.bits_of[k] != Some(win) {
+                    f.b.bits_of[k] = Some(win);
                     self.window_bits(d.s, win, &mut bits[k * w..(k + 1) * w]);
                 }
             }
         }
-        let needy = self.fit_needy(f, &bits);
+        let mut needy = std::mem::take(&mut f.b.needy);
+        self.fit_needy(f, &bits, &mut needy);
         let out = self.fit_propagate(f, &needy, &open, &bits);
-        f.bits = bits;
+        (f.b.bits, f.b.needy, f.b.unchosen) = (bits, needy, open);
         out
     }
 
     /// [`Search::fit_cover`]'s propagation over the picks `open` not yet
     /// chosen, their candidates' windows as `bits` (its buffers reused
-    /// across rounds and nodes: `f.rounds`).
+    /// across rounds and nodes: `f.b.rounds`).
     fn fit_propagate(
         &self,
         f: &mut Fit,
@@ -273,9 +318,9 @@ impl Search<'_> {
         open: &[usize],
         bits: &[u64],
     ) -> Option<Option<usize>> {
-        let mut r = std::mem::take(&mut f.rounds);
+        let mut r = std::mem::take(&mut f.b.rounds);
         let out = self.fit_rounds(f, &mut r, needy, open, bits);
-        f.rounds = r;
+        f.b.rounds = r;
         out
     }
 
@@ -296,7 +341,7 @@ impl Search<'_> {
                 u.fill(0);
                 r.alive[i] = 0;
                 for k in f.pk.of(p) {
-                    if f.live[k].is_some() {
+                    if f.b.live[k].is_some() {
                         r.alive[i] += 1;
                         or_into(u, &bits[k * w..(k + 1) * w]);
                     }
@@ -338,16 +383,15 @@ impl Search<'_> {
     }
 
     /// The non-host servers an extra new host may be, with their windows.
-    fn extra_servers(&self, st: &State) -> Extra {
-        let servers = (0..st.env.len())
-            .filter(|&t| st.env[t].is_none() && st.win[t].0 < st.win[t].1)
-            .map(|t| (t, st.win[t]))
-            .collect();
-        Extra {
-            servers,
-            bits: Vec::new(),
-            union: Vec::new(),
-        }
+    /// Their bits are left to compute ([`Search::extra_bits`]).
+    fn extra_servers(&self, st: &State, ex: &mut Extra) {
+        ex.servers.clear();
+        ex.servers.extend(
+            (0..st.env.len())
+                .filter(|&t| st.env[t].is_none() && st.win[t].0 < st.win[t].1)
+                .map(|t| (t, st.win[t])),
+        );
+        ex.union.clear();
     }
 
     /// The clients an extra new host may take, into `spare`, given the
@@ -362,10 +406,11 @@ impl Search<'_> {
     fn fit_extra(&self, f: &mut Fit, left: &[u64], spare: &mut [u64]) -> bool {
         let w = self.w;
         let none = left.iter().all(|&x| x == 0);
-        let Some(ex) = &mut f.extra else {
+        if !f.with_extra {
             spare.fill(0);
             return none;
-        };
+        }
+        let ex = &mut f.b.extra;
         if ex.union.is_empty() {
             self.extra_bits(ex);
         }
@@ -373,33 +418,33 @@ impl Search<'_> {
             spare.copy_from_slice(&ex.union);
             return true;
         }
-        let nz: Vec<(usize, u64)> = (0..w)
-            .filter(|&x| left[x] != 0)
-            .map(|x| (x, left[x]))
-            .collect();
+        let mut nz = std::mem::take(&mut ex.nz);
+        nz.clear();
+        nz.extend((0..w).filter(|&x| left[x] != 0).map(|x| (x, left[x])));
         let misses = |b: &[u64]| nz.iter().any(|&(x, v)| v & !b[x] != 0);
         spare.fill(0);
         let mut held = false;
         for (i, &(t, win)) in ex.servers.iter().enumerate() {
             let b = &ex.bits[i * w..(i + 1) * w];
-            if misses(b) || f.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
+            if misses(b) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
                 continue;
             }
-            let narrowed = f.chosen.iter().flatten().fold(win, |win, &j| {
+            let narrowed = f.b.chosen.iter().flatten().fold(win, |win, &j| {
                 let d = f.pk.cands[j];
                 self.narrow(t, win, d.s, d.x, d.x)
             });
             let b = if narrowed == win {
                 b
             } else {
-                self.window_bits(t, narrowed, &mut f.scratch);
-                &f.scratch[..]
+                self.window_bits(t, narrowed, &mut f.b.scratch);
+                &f.b.scratch[..]
             };
             if !misses(b) {
                 held = true;
                 or_into(spare, b);
             }
         }
+        ex.nz = nz;
         #[cfg(test)]
         self.fit_extra_by_lookup(f, left, spare, held);
         held
@@ -410,9 +455,10 @@ impl Search<'_> {
     /// bits replaced), asserted equal.
     #[cfg(test)]
     fn fit_extra_by_lookup(&self, f: &Fit, left: &[u64], spare: &[u64], held: bool) {
-        let Some(ex) = &f.extra else {
+        if !f.with_extra {
             return;
-        };
+        }
+        let ex = &f.b.extra;
         let n = self.inst.servers();
         let holds = |t: usize, (a, b): (usize, usize)| {
             ones(left).all(|c| (a..b).contains(&(self.at[c * n + t] as usize)))
@@ -421,10 +467,10 @@ impl Search<'_> {
         let mut scratch = vec![0u64; self.w];
         let mut any = false;
         for &(t, win) in &ex.servers {
-            if !holds(t, win) || f.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
+            if !holds(t, win) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
                 continue;
             }
-            let win = f.chosen.iter().flatten().fold(win, |win, &j| {
+            let win = f.b.chosen.iter().flatten().fold(win, |win, &j| {
                 let d = f.pk.cands[j];
                 self.narrow(t, win, d.s, d.x, d.x)
             });
@@ -444,8 +490,8 @@ impl Search<'_> {
     /// Fills the extra servers' window bits and their union.
     fn extra_bits(&self, ex: &mut Extra) {
         let w = self.w;
-        ex.bits = vec![0u64; ex.servers.len() * w];
-        ex.union = vec![0u64; w];
+        fill(&mut ex.bits, ex.servers.len() * w, 0);
+        fill(&mut ex.union, w, 0);
         for (&(t, win), b) in ex.servers.iter().zip(ex.bits.chunks_mut(w)) {
             self.window_bits(t, win, b);
             or_into(&mut ex.union, b);
@@ -454,23 +500,24 @@ impl Search<'_> {
 
     /// The unassigned clients neither the picks themselves, nor the chosen
     /// candidates' windows, nor the open hosts' windows narrowed by the
-    /// chosen candidates hold.
-    fn fit_needy(&self, f: &mut Fit, bits: &[u64]) -> Vec<u64> {
+    /// chosen candidates hold, into `needy` (`w` words).
+    fn fit_needy(&self, f: &mut Fit, bits: &[u64], needy: &mut [u64]) {
         let w = self.w;
-        let mut base = vec![0u64; w];
-        f.pk.picked.iter().for_each(|&o| set(&mut base, o));
-        for &j in f.chosen.iter().flatten() {
-            or_into(&mut base, &bits[j * w..(j + 1) * w]);
+        // first the clients held, then the others
+        needy.fill(0);
+        f.pk.picked.iter().for_each(|&o| set(needy, o));
+        for &j in f.b.chosen.iter().flatten() {
+            or_into(needy, &bits[j * w..(j + 1) * w]);
         }
-        for (i, &(h, win)) in f.hosts.iter().enumerate() {
-            let hb = &mut f.host_bits[i * w..(i + 1) * w];
-            if f.host_bits_of[i] != Some(win) {
-                f.host_bits_of[i] = Some(win);
+        for (i, &(h, win)) in f.b.hosts.iter().enumerate() {
+            let hb = &mut f.b.host_bits[i * w..(i + 1) * w];
+            if f.b.host_bits_of[i] != Some(win) {
+                f.b.host_bits_of[i] = Some(win);
                 self.window_bits(h, win, hb);
             }
-            or_into(&mut base, hb);
+            or_into(needy, hb);
         }
-        f.open.iter().zip(&base).map(|(o, b)| o & !b).collect()
+        needy.iter_mut().zip(f.open).for_each(|(n, o)| *n = o & !*n);
     }
 
     /// Removes pick `p`'s live candidates whose window (`bits`) misses a
@@ -482,8 +529,8 @@ impl Search<'_> {
         let w = self.w;
         let mut changed = false;
         for k in f.pk.of(p) {
-            if f.live[k].is_some() && !covers(only, &bits[k * w..(k + 1) * w]) {
-                f.live[k] = None;
+            if f.b.live[k].is_some() && !covers(only, &bits[k * w..(k + 1) * w]) {
+                f.b.live[k] = None;
                 changed = true;
             }
         }
@@ -502,22 +549,39 @@ fn covers(open: &[u64], cov: &[u64]) -> bool {
 }
 
 /// The servers an extra new host may be ([`Search::packing_fits`]).
+#[derive(Default)]
 struct Extra {
     /// Non-host servers and their windows.
     servers: Vec<(usize, (usize, usize))>,
-    /// Once computed (empty before): per server, `w` words of its
+    /// Once computed (`union` empty before): per server, `w` words of its
     /// window's clients, and the union of them all.
     bits: Vec<u64>,
     union: Vec<u64>,
+    /// [`Search::fit_extra`]'s buffer: the nonzero words of the clients
+    /// left.
+    nz: Vec<(usize, u64)>,
 }
 
-/// The state of one [`Search::packing_fits`] check.
+/// One [`Search::packing_fits`] check: its inputs, and its state in
+/// buffers reused from check to check.
 struct Fit<'p> {
     /// The node's unassigned clients.
     open: &'p [u64],
     pk: &'p Packing,
-    /// With one more new host than picks: the servers it may be.
-    extra: Option<Extra>,
+    /// With one more new host than picks (the servers it may be are in
+    /// `b.extra`).
+    with_extra: bool,
+    b: &'p mut FitBufs,
+    budget: u32,
+}
+
+/// The state of a [`Search::packing_fits`] check, kept by the search so
+/// that a check allocates nothing once its buffers have grown
+/// ([`Search::packing`] borrows two of them).
+#[derive(Default)]
+pub(super) struct FitBufs {
+    /// The servers an extra new host may be.
+    extra: Extra,
     /// The node's hosts and their windows, narrowed by the chosen
     /// candidates.
     hosts: Vec<(usize, (usize, usize))>,
@@ -533,9 +597,22 @@ struct Fit<'p> {
     /// The same for the open hosts' windows.
     host_bits: Vec<u64>,
     host_bits_of: Vec<Option<(usize, usize)>>,
-    budget: u32,
     scratch: Vec<u64>,
     rounds: Rounds,
+    /// The backtracking's trail: the windows `live` and `hosts` of the
+    /// nodes on the path, each node's restored after each choice.
+    trail_live: Vec<Option<(usize, usize)>>,
+    trail_hosts: Vec<(usize, (usize, usize))>,
+    /// [`Search::fit_cover`]'s buffers: the picks not chosen, and the
+    /// clients none of the chosen and no host holds.
+    unchosen: Vec<usize>,
+    needy: Vec<u64>,
+}
+
+/// Sets `v` to `len` copies of `x`, in its buffer.
+fn fill<T: Clone>(v: &mut Vec<T>, len: usize, x: T) {
+    v.clear();
+    v.resize(len, x);
 }
 
 /// The buffers of [`Search::fit_propagate`]'s rounds, `w` words per
@@ -557,15 +634,19 @@ struct Rounds {
 }
 
 impl Rounds {
-    fn new(picks: usize, w: usize) -> Self {
-        Rounds {
-            union: vec![0; picks * w],
-            alive: vec![0; picks],
-            any: vec![0; w],
-            more: vec![0; w],
-            left: vec![0; w],
-            spare: vec![0; w],
-            only: vec![0; w],
+    /// Sizes the buffers for `picks` picks (their contents are
+    /// overwritten before they are read).
+    fn resize(&mut self, picks: usize, w: usize) {
+        self.union.resize(picks * w, 0);
+        self.alive.resize(picks, 0);
+        for b in [
+            &mut self.any,
+            &mut self.more,
+            &mut self.left,
+            &mut self.spare,
+            &mut self.only,
+        ] {
+            b.resize(w, 0);
         }
     }
 }

@@ -1,0 +1,85 @@
+//! Buffers the search reuses: the states of refuted nodes and one-bitset
+//! scratch. A branch's child takes a refuted node's state and copies its
+//! parent into it ([`State::clone_from`]: no allocation), so that the
+//! search's steady state allocates almost nothing per node, where the
+//! allocator took about a seventh of a hard refutation's time (160 × 800
+//! f = 1.2 seed 3's delay proof, docs/spd-scale.md). Each worker of a
+//! split search keeps its own (a clone of a search starts with none).
+
+use super::bits::Bits;
+use super::bounds::PairBufs;
+use super::packing::{FitBufs, Packing};
+use super::{Search, State};
+
+/// Most states kept: a refuted subtree gives back one state a level, and
+/// the next branch takes one.
+const MOST_STATES: usize = 64;
+
+/// Most scratch bitsets kept.
+const MOST_WORDS: usize = 16;
+
+/// The kept buffers.
+#[derive(Default)]
+pub(super) struct Spare {
+    states: Vec<State>,
+    words: Vec<Bits>,
+    /// The orphan bounds' buffers.
+    pub(super) bounds: BoundBufs,
+}
+
+/// The buffers of a node's orphan bounds (step 3 of [`super`]).
+#[derive(Default)]
+pub(super) struct BoundBufs {
+    /// The packing's ([`Search::packing`]) and its check's
+    /// ([`Search::packing_fits`]).
+    pub(super) packing: Packing,
+    pub(super) fit: FitBufs,
+    /// The two-server bound's ([`Search::two_servers_take`]).
+    pub(super) pair: PairBufs,
+}
+
+impl Clone for Spare {
+    /// None: buffers are per worker.
+    fn clone(&self) -> Self {
+        Spare::default()
+    }
+}
+
+impl Search<'_> {
+    /// A copy of `parent` for its child, in a kept state's buffers when
+    /// there is one.
+    pub(super) fn child_of(&mut self, parent: &State) -> State {
+        match self.spare.states.pop() {
+            Some(mut st) => {
+                st.clone_from(parent);
+                st
+            }
+            None => parent.clone(),
+        }
+    }
+
+    /// Keeps the state of a node that is done with it.
+    pub(super) fn recycle(&mut self, st: State) {
+        if self.spare.states.len() < MOST_STATES {
+            self.spare.states.push(st);
+        }
+    }
+
+    /// A zeroed bitset of the search's width.
+    pub(super) fn words(&mut self) -> Bits {
+        match self.spare.words.pop() {
+            Some(mut b) => {
+                b.fill(0);
+                b
+            }
+            None => vec![0; self.w],
+        }
+    }
+
+    /// Keeps a bitset [`Search::words`] gave.
+    pub(super) fn give_words(&mut self, b: Bits) {
+        if self.spare.words.len() < MOST_WORDS && b.len() == self.w {
+            self.spare.words.push(b);
+        }
+    }
+}
