@@ -1,50 +1,18 @@
-//! The orphan packing bound ([`super`], step 3) and the check that a
-//! tight packing's new hosts fit together.
+//! The orphan packing bound ([`super`], step 3).
 //!
 //! Orphans (unassigned clients no host's window holds) need new hosts. A
 //! greedy *packing* picks orphans no non-host server can take two of (in
 //! its window, their same-host pair fitting): each needs a new host of its
 //! own, so the packing's size is a lower bound on the new hosts. When it
-//! equals the room left (`k` minus the open hosts), the new hosts are
-//! exactly one per picked orphan, and [`Search::packing_fits`] asks whether
-//! some choice of a server per picked orphan works: the servers distinct,
-//! every pair of picked orphans fitting across its two servers, and every
-//! unassigned client inside a window left (each new host's window narrowed
-//! by the picked orphans on the others, each open host's window by the new
-//! hosts' picked orphans, as the search narrows windows). A necessary
-//! condition, decided by a small backtracking search with forward checking
-//! and coverage propagation of at most [`PACKING_NODES`] nodes (past it the
-//! check prunes nothing). When the packing is one short of the room, the
-//! same check runs with one *extra* new host ([`EXTRA_NODES`] nodes): the
-//! clients no pick's server can take must fit one other server. The search
-//! runs it only with room for three or more new hosts (with one or two,
-//! its own checks were as strong: the same node counts).
+//! equals the room left (`k` minus the open hosts), or is one short of
+//! it, the check that its new hosts fit together runs ([`super::fit`]).
 //!
-//! Complexity: the packing `O(r·n·(log m + m/64))` for `r` picks, `n`
-//! servers and `m` clients (as the bound alone cost before), keeping its
-//! `a` candidates' windows (`a·⌈m/64⌉` words) for the check, which costs
-//! per backtracking node
-//! `O(a·(r·log m + m/64) + h·(r·log m + m/64))` for `h` open hosts, at most
-//! [`PACKING_NODES`] nodes.
+//! Complexity: `O(r·n·(log m + m/64))` for `r` picks, `n` servers and `m`
+//! clients, keeping its `a` candidates' windows (`a·⌈m/64⌉` words) for
+//! the check.
 
-use super::bits::{clear, ones, set, Counts};
+use super::bits::{clear, ones, Counts};
 use super::{Search, State};
-use crate::problems::spd::exact::p2p::pair_q;
-
-/// Most nodes of one [`Search::packing_fits`] check; past them it answers
-/// "fits" (prunes nothing).
-pub(super) const PACKING_NODES: u32 = 128;
-
-/// The same for a check with one extra new host: such checks refute less
-/// often and pass (or run out) more often, so they get fewer nodes
-/// (measured at 200 × 1,000: 24, 48 and 128 nodes, 48 best).
-pub(super) const EXTRA_NODES: u32 = 48;
-
-/// [`Search::fit_extra`] calls with clients left over that the tests
-/// cross-checked ([`Search::fit_extra_by_lookup`]).
-#[cfg(test)]
-pub(super) static EXTRA_CROSS_CHECKS: std::sync::atomic::AtomicU64 =
-    std::sync::atomic::AtomicU64::new(0);
 
 /// A packing's picked orphans and their candidates (its buffers are
 /// reused from node to node: [`Search::packing`]).
@@ -54,26 +22,29 @@ pub(super) struct Packing {
     /// Per candidate: the picked orphan's index, the server, the orphan's
     /// access on it, and the server's window left by that orphan's
     /// same-host pairs. By pick: pick `p`'s are `cands[of[p]..of[p+1]]`.
-    cands: Vec<Cand>,
+    pub(super) cands: Vec<Cand>,
     of: Vec<usize>,
     /// Per candidate, `w` words: its window's clients (the packing
     /// computed them; the check starts from them).
-    bits: Vec<u64>,
+    pub(super) bits: Vec<u64>,
+    /// The packing's buffers: the orphans left, and one window's bits.
+    left: Vec<u64>,
+    scratch: Vec<u64>,
 }
 
 impl Packing {
     /// The indices of pick `p`'s candidates.
-    fn of(&self, p: usize) -> std::ops::Range<usize> {
+    pub(super) fn of(&self, p: usize) -> std::ops::Range<usize> {
         self.of[p]..self.of[p + 1]
     }
 }
 
 #[derive(Clone, Copy)]
-struct Cand {
-    pick: usize,
-    s: usize,
-    x: f64,
-    win: (usize, usize),
+pub(super) struct Cand {
+    pub(super) pick: usize,
+    pub(super) s: usize,
+    pub(super) x: f64,
+    pub(super) win: (usize, usize),
 }
 
 impl Search<'_> {
@@ -81,15 +52,9 @@ impl Search<'_> {
     /// the orphans some non-host server could take with it. Stops one past
     /// the room left (then the node is refuted). Keeps each pick's
     /// candidates (those servers) for [`Search::packing_fits`].
-    /// `pk` and `fit` are buffers, their contents replaced.
-    pub(super) fn packing(
-        &self,
-        st: &State,
-        (orphans, opt): (&[u64], &Counts),
-        pk: &mut Packing,
-        fit: &mut FitBufs,
-    ) {
-        let left = &mut fit.needy;
+    /// Into `pk`, its contents replaced (its buffers reused).
+    pub(super) fn packing(&self, st: &State, (orphans, opt): (&[u64], &Counts), pk: &mut Packing) {
+        let left = &mut pk.left;
         left.clear();
         left.extend_from_slice(orphans);
         let room = self.k.saturating_sub(st.hosts);
@@ -98,7 +63,7 @@ impl Search<'_> {
         pk.of.clear();
         pk.of.push(0);
         pk.bits.clear();
-        let scratch = &mut fit.scratch;
+        let scratch = &mut pk.scratch;
         scratch.clear();
         scratch.resize(self.w, 0);
         // the least (options, client) still left, from the bit-sliced
@@ -145,508 +110,6 @@ impl Search<'_> {
             let win = self.narrow(s, st.win[s], s, x, x);
             self.window_bits(s, win, scratch);
             f(s, x, win, scratch);
-        }
-    }
-
-    /// With the packing as large as the room left: can each picked orphan
-    /// get a server of its own so that the picked orphans' pairs fit and
-    /// every unassigned client lies in some window left? `false` only when
-    /// no choice works (then the node is refuted); `true` also when
-    /// [`PACKING_NODES`] run out. A backtracking search with forward
-    /// checking: choosing a server for a pick removes the other picks'
-    /// candidates that clash with it (the same server, or their pair out
-    /// of the limits) and narrows every live candidate's window and every
-    /// open host's window by it; the pick with fewest live candidates goes
-    /// next.
-    ///
-    /// With `extra`, one more new host may take clients beside the picks'
-    /// (the packing is one short of the room): the clients no pick's
-    /// candidate covers must then fit one other non-host server's window
-    /// (narrowed by the chosen candidates), and a client such a server
-    /// could take restricts no pick.
-    ///
-    /// The check uses the packing's window bits as its own (`pk.bits`
-    /// holds the check's scratch afterwards) and `bufs` as its buffers.
-    pub(super) fn packing_fits(
-        &self,
-        st: &State,
-        pk: &mut Packing,
-        extra: bool,
-        b: &mut FitBufs,
-    ) -> bool {
-        std::mem::swap(&mut b.bits, &mut pk.bits);
-        let fits = self.fit_check(st, pk, extra, b);
-        std::mem::swap(&mut b.bits, &mut pk.bits);
-        fits
-    }
-
-    /// [`Search::packing_fits`] with the packing's bits in `b`.
-    fn fit_check(&self, st: &State, pk: &Packing, extra: bool, b: &mut FitBufs) -> bool {
-        let w = self.w;
-        b.hosts.clear();
-        b.hosts.extend(
-            (0..st.env.len())
-                .filter(|&h| st.env[h].is_some())
-                .map(|h| (h, st.win[h])),
-        );
-        let nh = b.hosts.len();
-        b.live.clear();
-        b.live.extend(pk.cands.iter().map(|c| Some(c.win)));
-        b.bits_of.clone_from(&b.live);
-        fill(&mut b.host_bits, nh * w, 0);
-        fill(&mut b.host_bits_of, nh, None);
-        fill(&mut b.chosen, pk.picked.len(), None);
-        fill(&mut b.scratch, w, 0);
-        fill(&mut b.needy, w, 0);
-        b.rounds.resize(pk.picked.len(), w);
-        b.trail_live.clear();
-        b.trail_hosts.clear();
-        if extra {
-            self.extra_servers(st, &mut b.extra);
-        }
-        let mut fit = Fit {
-            open: &st.open,
-            pk,
-            with_extra: extra,
-            b,
-            budget: if extra { EXTRA_NODES } else { PACKING_NODES },
-        };
-        self.fit_from(&mut fit)
-    }
-
-    /// One node of [`Search::packing_fits`]'s backtracking.
-    fn fit_from(&self, f: &mut Fit) -> bool {
-        if f.budget == 0 {
-            return true;
-        }
-        f.budget -= 1;
-        let Some(next) = self.fit_cover(f) else {
-            return false;
-        };
-        let Some(pick) = next else {
-            return true;
-        };
-        // the node's windows, saved on the trail for each choice to undo
-        let (at_live, at_hosts) = (f.b.trail_live.len(), f.b.trail_hosts.len());
-        f.b.trail_live.extend_from_slice(&f.b.live);
-        f.b.trail_hosts.extend_from_slice(&f.b.hosts);
-        let mut fits = false;
-        for j in f.pk.of(pick) {
-            if f.b.live[j].is_none() {
-                continue;
-            }
-            self.fit_choose(f, j);
-            f.b.chosen[pick] = Some(j);
-            fits = self.fit_from(f);
-            f.b.chosen[pick] = None;
-            f.b.live.copy_from_slice(&f.b.trail_live[at_live..]);
-            f.b.hosts.copy_from_slice(&f.b.trail_hosts[at_hosts..]);
-            if fits {
-                break;
-            }
-        }
-        f.b.trail_live.truncate(at_live);
-        f.b.trail_hosts.truncate(at_hosts);
-        fits
-    }
-
-    /// Chooses candidate `j` for its pick: the other picks' candidates
-    /// that clash with it go, every other live window narrows by it.
-    fn fit_choose(&self, f: &mut Fit, j: usize) {
-        let c = f.pk.cands[j];
-        for (k, d) in f.pk.cands.iter().enumerate() {
-            let Some(win) = f.b.live[k] else {
-                continue;
-            };
-            if d.pick == c.pick || f.b.chosen[d.pick].is_some_and(|x| x != k) {
-                continue;
-            }
-            let clash = d.s == c.s || !self.lim.fits(pair_q(self.inst, c.s, c.x, d.s, d.x));
-            f.b.live[k] = if clash && f.b.chosen[d.pick].is_none() {
-                None
-            } else {
-                Some(self.narrow(d.s, win, c.s, c.x, c.x))
-            };
-        }
-        for (h, win) in f.b.hosts.iter_mut() {
-            *win = self.narrow(*h, *win, c.s, c.x, c.x);
-        }
-    }
-
-    /// The coverage test of a partial choice, with its propagation. Every
-    /// unassigned client must lie in a chosen candidate's window, an open
-    /// host's window narrowed by the chosen candidates, or the window of a
-    /// live candidate of a pick not yet chosen; a client only one such
-    /// pick can cover removes that pick's candidates whose window misses
-    /// it (repeated until nothing changes). `None`: it fails (a client no
-    /// one covers, or a pick without candidates); `Some(None)`: every pick
-    /// is chosen; `Some(Some(p))`: the pick to choose next (fewest live
-    /// candidates).
-    fn fit_cover(&self, f: &mut Fit) -> Option<Option<usize>> {
-        let w = self.w;
-        let mut open = std::mem::take(&mut f.b.unchosen);
-        open.clear();
-        open.extend((0..f.pk.picked.len()).filter(|&p| f.b.chosen[p].is_none()));
-        // the chosen candidates and the live ones of the picks not chosen,
-        // as bits (each recomputed only when its window changed)
-        let mut bits = std::mem::take(&mut f.b.bits);
-        for (k, d) in f.pk.cands.iter().enumerate() {
-            if f.b.chosen[d.pick].is_some_and(|j| j != k) {
-                continue;
-            }
-            if let Some(win) = f.b.live[k] {
-                if f.b.bits_of[k] != Some(win) {
-                    f.b.bits_of[k] = Some(win);
-                    self.window_bits(d.s, win, &mut bits[k * w..(k + 1) * w]);
-                }
-            }
-        }
-        let mut needy = std::mem::take(&mut f.b.needy);
-        self.fit_needy(f, &bits, &mut needy);
-        let out = self.fit_propagate(f, &needy, &open, &bits);
-        (f.b.bits, f.b.needy, f.b.unchosen) = (bits, needy, open);
-        out
-    }
-
-    /// [`Search::fit_cover`]'s propagation over the picks `open` not yet
-    /// chosen, their candidates' windows as `bits` (its buffers reused
-    /// across rounds and nodes: `f.b.rounds`).
-    fn fit_propagate(
-        &self,
-        f: &mut Fit,
-        needy: &[u64],
-        open: &[usize],
-        bits: &[u64],
-    ) -> Option<Option<usize>> {
-        let mut r = std::mem::take(&mut f.b.rounds);
-        let out = self.fit_rounds(f, &mut r, needy, open, bits);
-        f.b.rounds = r;
-        out
-    }
-
-    /// The rounds of [`Search::fit_propagate`] until nothing changes.
-    fn fit_rounds(
-        &self,
-        f: &mut Fit,
-        r: &mut Rounds,
-        needy: &[u64],
-        open: &[usize],
-        bits: &[u64],
-    ) -> Option<Option<usize>> {
-        let w = self.w;
-        loop {
-            // per open pick, its live candidates' clients and count
-            for (i, &p) in open.iter().enumerate() {
-                let u = &mut r.union[i * w..(i + 1) * w];
-                u.fill(0);
-                r.alive[i] = 0;
-                for k in f.pk.of(p) {
-                    if f.b.live[k].is_some() {
-                        r.alive[i] += 1;
-                        or_into(u, &bits[k * w..(k + 1) * w]);
-                    }
-                }
-                if r.alive[i] == 0 {
-                    return None;
-                }
-            }
-            // the clients some pick covers, and those two or more cover
-            r.any.fill(0);
-            r.more.fill(0);
-            for u in r.union[..open.len() * w].chunks(w) {
-                for ((a, b), u) in r.any.iter_mut().zip(r.more.iter_mut()).zip(u) {
-                    *b |= *a & u;
-                    *a |= u;
-                }
-            }
-            // what the extra new host may take (nothing without one)
-            for ((l, n), a) in r.left.iter_mut().zip(needy).zip(&r.any) {
-                *l = n & !a;
-            }
-            if !self.fit_extra(f, &r.left, &mut r.spare) {
-                return None;
-            }
-            let mut changed = false;
-            for (i, &p) in open.iter().enumerate() {
-                // the needy clients only pick `p` covers
-                let u = &r.union[i * w..(i + 1) * w];
-                for (x, o) in r.only.iter_mut().enumerate() {
-                    *o = needy[x] & u[x] & !r.more[x] & !r.spare[x];
-                }
-                changed |= self.fit_keep_covering(f, p, &r.only, bits);
-            }
-            if !changed {
-                let next = (0..open.len()).min_by_key(|&i| (r.alive[i], open[i]));
-                return Some(next.map(|i| open[i]));
-            }
-        }
-    }
-
-    /// The non-host servers an extra new host may be, with their windows.
-    /// Their bits are left to compute ([`Search::extra_bits`]).
-    fn extra_servers(&self, st: &State, ex: &mut Extra) {
-        ex.servers.clear();
-        ex.servers.extend(
-            (0..st.env.len())
-                .filter(|&t| st.env[t].is_none() && st.win[t].0 < st.win[t].1)
-                .map(|t| (t, st.win[t])),
-        );
-        ex.union.clear();
-    }
-
-    /// The clients an extra new host may take, into `spare`, given the
-    /// clients `left` no pick covers: they must all fit one server no
-    /// chosen candidate uses, in its window narrowed by the chosen
-    /// candidates (`false`: no server holds them). Without an extra host,
-    /// `left` must be empty. With `left` empty, every non-host server's
-    /// window counts (their union). The windows' bits are computed once
-    /// per check, and a server is tested on `left`'s nonzero words only:
-    /// `O(a·z)` for `a` servers and `z` such words, plus `O(h·(r·log m +
-    /// m/64))` for the `h` servers that hold `left`.
-    fn fit_extra(&self, f: &mut Fit, left: &[u64], spare: &mut [u64]) -> bool {
-        let w = self.w;
-        let none = left.iter().all(|&x| x == 0);
-        if !f.with_extra {
-            spare.fill(0);
-            return none;
-        }
-        let ex = &mut f.b.extra;
-        if ex.union.is_empty() {
-            self.extra_bits(ex);
-        }
-        if none {
-            spare.copy_from_slice(&ex.union);
-            return true;
-        }
-        let mut nz = std::mem::take(&mut ex.nz);
-        nz.clear();
-        nz.extend((0..w).filter(|&x| left[x] != 0).map(|x| (x, left[x])));
-        let misses = |b: &[u64]| nz.iter().any(|&(x, v)| v & !b[x] != 0);
-        spare.fill(0);
-        let mut held = false;
-        for (i, &(t, win)) in ex.servers.iter().enumerate() {
-            let b = &ex.bits[i * w..(i + 1) * w];
-            if misses(b) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
-                continue;
-            }
-            let narrowed = f.b.chosen.iter().flatten().fold(win, |win, &j| {
-                let d = f.pk.cands[j];
-                self.narrow(t, win, d.s, d.x, d.x)
-            });
-            let b = if narrowed == win {
-                b
-            } else {
-                self.window_bits(t, narrowed, &mut f.b.scratch);
-                &f.b.scratch[..]
-            };
-            if !misses(b) {
-                held = true;
-                or_into(spare, b);
-            }
-        }
-        ex.nz = nz;
-        #[cfg(test)]
-        self.fit_extra_by_lookup(f, left, spare, held);
-        held
-    }
-
-    /// The tests' cross-check of [`Search::fit_extra`]: the same answer
-    /// from the clients' positions on each server (the lookups the window
-    /// bits replaced), asserted equal.
-    #[cfg(test)]
-    fn fit_extra_by_lookup(&self, f: &Fit, left: &[u64], spare: &[u64], held: bool) {
-        if !f.with_extra {
-            return;
-        }
-        let ex = &f.b.extra;
-        let n = self.inst.servers();
-        let holds = |t: usize, (a, b): (usize, usize)| {
-            ones(left).all(|c| (a..b).contains(&(self.at[c * n + t] as usize)))
-        };
-        let mut want = vec![0u64; self.w];
-        let mut scratch = vec![0u64; self.w];
-        let mut any = false;
-        for &(t, win) in &ex.servers {
-            if !holds(t, win) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
-                continue;
-            }
-            let win = f.b.chosen.iter().flatten().fold(win, |win, &j| {
-                let d = f.pk.cands[j];
-                self.narrow(t, win, d.s, d.x, d.x)
-            });
-            if holds(t, win) {
-                any = true;
-                self.window_bits(t, win, &mut scratch);
-                or_into(&mut want, &scratch);
-            }
-        }
-        assert_eq!(held, any, "fit_extra: held");
-        if held {
-            assert_eq!(spare, &want[..], "fit_extra: spare");
-        }
-        EXTRA_CROSS_CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Fills the extra servers' window bits and their union.
-    fn extra_bits(&self, ex: &mut Extra) {
-        let w = self.w;
-        fill(&mut ex.bits, ex.servers.len() * w, 0);
-        fill(&mut ex.union, w, 0);
-        for (&(t, win), b) in ex.servers.iter().zip(ex.bits.chunks_mut(w)) {
-            self.window_bits(t, win, b);
-            or_into(&mut ex.union, b);
-        }
-    }
-
-    /// The unassigned clients neither the picks themselves, nor the chosen
-    /// candidates' windows, nor the open hosts' windows narrowed by the
-    /// chosen candidates hold, into `needy` (`w` words).
-    fn fit_needy(&self, f: &mut Fit, bits: &[u64], needy: &mut [u64]) {
-        let w = self.w;
-        // first the clients held, then the others
-        needy.fill(0);
-        f.pk.picked.iter().for_each(|&o| set(needy, o));
-        for &j in f.b.chosen.iter().flatten() {
-            or_into(needy, &bits[j * w..(j + 1) * w]);
-        }
-        for (i, &(h, win)) in f.b.hosts.iter().enumerate() {
-            let hb = &mut f.b.host_bits[i * w..(i + 1) * w];
-            if f.b.host_bits_of[i] != Some(win) {
-                f.b.host_bits_of[i] = Some(win);
-                self.window_bits(h, win, hb);
-            }
-            or_into(needy, hb);
-        }
-        needy.iter_mut().zip(f.open).for_each(|(n, o)| *n = o & !*n);
-    }
-
-    /// Removes pick `p`'s live candidates whose window (`bits`) misses a
-    /// client of `only`; whether any went.
-    fn fit_keep_covering(&self, f: &mut Fit, p: usize, only: &[u64], bits: &[u64]) -> bool {
-        if only.iter().all(|&x| x == 0) {
-            return false;
-        }
-        let w = self.w;
-        let mut changed = false;
-        for k in f.pk.of(p) {
-            if f.b.live[k].is_some() && !covers(only, &bits[k * w..(k + 1) * w]) {
-                f.b.live[k] = None;
-                changed = true;
-            }
-        }
-        changed
-    }
-}
-
-/// `y |= z`, word by word.
-fn or_into(y: &mut [u64], z: &[u64]) {
-    y.iter_mut().zip(z).for_each(|(y, z)| *y |= z);
-}
-
-/// Whether every client of `open` is in `cov`.
-fn covers(open: &[u64], cov: &[u64]) -> bool {
-    open.iter().zip(cov).all(|(o, c)| o & !c == 0)
-}
-
-/// The servers an extra new host may be ([`Search::packing_fits`]).
-#[derive(Default)]
-struct Extra {
-    /// Non-host servers and their windows.
-    servers: Vec<(usize, (usize, usize))>,
-    /// Once computed (`union` empty before): per server, `w` words of its
-    /// window's clients, and the union of them all.
-    bits: Vec<u64>,
-    union: Vec<u64>,
-    /// [`Search::fit_extra`]'s buffer: the nonzero words of the clients
-    /// left.
-    nz: Vec<(usize, u64)>,
-}
-
-/// One [`Search::packing_fits`] check: its inputs, and its state in
-/// buffers reused from check to check.
-struct Fit<'p> {
-    /// The node's unassigned clients.
-    open: &'p [u64],
-    pk: &'p Packing,
-    /// With one more new host than picks (the servers it may be are in
-    /// `b.extra`).
-    with_extra: bool,
-    b: &'p mut FitBufs,
-    budget: u32,
-}
-
-/// The state of a [`Search::packing_fits`] check, kept by the search so
-/// that a check allocates nothing once its buffers have grown
-/// ([`Search::packing`] borrows two of them).
-#[derive(Default)]
-pub(super) struct FitBufs {
-    /// The servers an extra new host may be.
-    extra: Extra,
-    /// The node's hosts and their windows, narrowed by the chosen
-    /// candidates.
-    hosts: Vec<(usize, (usize, usize))>,
-    /// Per candidate, its window narrowed by the chosen candidates
-    /// (`None`: it clashes with one).
-    live: Vec<Option<(usize, usize)>>,
-    /// Per pick, its chosen candidate.
-    chosen: Vec<Option<usize>>,
-    /// Per candidate, `w` words: its window's clients, for the window
-    /// `bits_of` (`None`: not computed yet).
-    bits: Vec<u64>,
-    bits_of: Vec<Option<(usize, usize)>>,
-    /// The same for the open hosts' windows.
-    host_bits: Vec<u64>,
-    host_bits_of: Vec<Option<(usize, usize)>>,
-    scratch: Vec<u64>,
-    rounds: Rounds,
-    /// The backtracking's trail: the windows `live` and `hosts` of the
-    /// nodes on the path, each node's restored after each choice.
-    trail_live: Vec<Option<(usize, usize)>>,
-    trail_hosts: Vec<(usize, (usize, usize))>,
-    /// [`Search::fit_cover`]'s buffers: the picks not chosen, and the
-    /// clients none of the chosen and no host holds.
-    unchosen: Vec<usize>,
-    needy: Vec<u64>,
-}
-
-/// Sets `v` to `len` copies of `x`, in its buffer.
-fn fill<T: Clone>(v: &mut Vec<T>, len: usize, x: T) {
-    v.clear();
-    v.resize(len, x);
-}
-
-/// The buffers of [`Search::fit_propagate`]'s rounds, `w` words per
-/// bitset.
-#[derive(Default)]
-struct Rounds {
-    /// Per open pick (by its place among them), its live candidates'
-    /// clients.
-    union: Vec<u64>,
-    /// Per open pick, its live candidates.
-    alive: Vec<usize>,
-    /// Clients some open pick covers; two or more do; no open pick
-    /// does; the extra new host may take; only the current pick covers.
-    any: Vec<u64>,
-    more: Vec<u64>,
-    left: Vec<u64>,
-    spare: Vec<u64>,
-    only: Vec<u64>,
-}
-
-impl Rounds {
-    /// Sizes the buffers for `picks` picks (their contents are
-    /// overwritten before they are read).
-    fn resize(&mut self, picks: usize, w: usize) {
-        self.union.resize(picks * w, 0);
-        self.alive.resize(picks, 0);
-        for b in [
-            &mut self.any,
-            &mut self.more,
-            &mut self.left,
-            &mut self.spare,
-            &mut self.only,
-        ] {
-            b.resize(w, 0);
         }
     }
 }

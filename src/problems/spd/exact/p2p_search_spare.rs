@@ -8,7 +8,8 @@
 
 use super::bits::Bits;
 use super::bounds::PairBufs;
-use super::packing::{FitBufs, Packing};
+use super::fit::FitBufs;
+use super::packing::Packing;
 use super::{Search, State};
 
 /// Most states kept: a refuted subtree gives back one state a level, and
@@ -81,5 +82,37 @@ impl Search<'_> {
         if self.spare.words.len() < MOST_WORDS && b.len() == self.w {
             self.spare.words.push(b);
         }
+    }
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        State {
+            env: self.env.clone(),
+            win: self.win.clone(),
+            open: self.open.clone(),
+            free: self.free.clone(),
+            assign: self.assign.clone(),
+            hosts: self.hosts,
+            lim: self.lim,
+            opt: self.opt.clone(),
+            counted: self.counted.clone(),
+            caps_gen: self.caps_gen,
+        }
+    }
+
+    /// Copies `src` into this state's buffers (no allocation when the
+    /// sizes match, as between two states of one search).
+    fn clone_from(&mut self, src: &Self) {
+        self.env.clone_from(&src.env);
+        self.win.clone_from(&src.win);
+        self.open.clone_from(&src.open);
+        self.free.clone_from(&src.free);
+        self.assign.clone_from(&src.assign);
+        self.hosts = src.hosts;
+        self.lim = src.lim;
+        self.opt.clone_from(&src.opt);
+        self.counted.clone_from(&src.counted);
+        self.caps_gen = src.caps_gen;
     }
 }

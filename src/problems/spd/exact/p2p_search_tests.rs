@@ -218,7 +218,7 @@ fn dropping_above_a_refuted_pair_is_sound() {
 /// same order and finds the same solution; and it does refute nodes.
 #[test]
 fn packing_check_changes_no_answer() {
-    use super::packing::EXTRA_CROSS_CHECKS;
+    use super::fit::EXTRA_CROSS_CHECKS;
     use std::sync::atomic::Ordering::Relaxed;
     let before = EXTRA_CROSS_CHECKS.load(Relaxed);
     on_off(

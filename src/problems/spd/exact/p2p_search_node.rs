@@ -1,0 +1,192 @@
+//! One node of the search ([`super`], steps 1–5): its forced moves and
+//! bounds ([`Search::settle`]), then its branches in order
+//! ([`Search::branches`]), each child a copy of the node's state with one
+//! more client placed.
+
+use super::spare::BoundBufs;
+use super::{Frame, Search, State, Stop};
+
+/// What [`Search::settle`] leaves of a node.
+enum Settled {
+    Dead,
+    /// Every client placed.
+    Complete,
+    /// The branching client's values.
+    Branch(Vec<(usize, usize)>),
+}
+
+impl Search<'_> {
+    /// One node: forced moves, bounds, then its branches (its frame goes
+    /// on `stack`, where a split search may donate its untried branches).
+    pub(super) fn node(
+        &mut self,
+        mut st: State,
+        stack: &mut Vec<Frame>,
+    ) -> Result<Option<State>, Stop> {
+        self.tick()?;
+        let mut scratch = self.words();
+        let settled = self.settle(&mut st, &mut scratch);
+        self.give_words(scratch);
+        match settled {
+            Settled::Dead => {
+                self.recycle(st);
+                Ok(None)
+            }
+            Settled::Complete => self.complete(st, stack),
+            Settled::Branch(values) => {
+                let frame = Frame {
+                    st,
+                    values,
+                    next: 0,
+                    first: 0,
+                };
+                self.branches(frame, stack)
+            }
+        }
+    }
+
+    /// A node's forced moves and bounds, then (when it lives and has
+    /// clients left) its branching client's values.
+    fn settle(&mut self, st: &mut State, scratch: &mut [u64]) -> Settled {
+        if self.stale(st) && !self.renarrow(st) {
+            return Settled::Dead;
+        }
+        if !self.propagate(st, scratch) {
+            return Settled::Dead;
+        }
+        if st.open.iter().all(|&x| x == 0) {
+            return Settled::Complete;
+        }
+        let orphans = self.orphans(st);
+        let mut bufs = std::mem::take(&mut self.spare.bounds);
+        let refuted = self.orphans_refute(st, &orphans, scratch, &mut bufs);
+        self.spare.bounds = bufs;
+        if refuted {
+            return Settled::Dead;
+        }
+        let c = self.pick(st, &orphans, &st.opt);
+        Settled::Branch(self.values(st, c, scratch))
+    }
+
+    /// Whether the orphan bounds (step 3) refute the node, in the bounds'
+    /// buffers `b`.
+    fn orphans_refute(
+        &mut self,
+        st: &State,
+        orphans: &[u64],
+        scratch: &mut [u64],
+        b: &mut BoundBufs,
+    ) -> bool {
+        let (pk, fit) = (&mut b.packing, &mut b.fit);
+        let opt = &st.opt;
+        self.packing(st, (orphans, opt), pk);
+        let picked = pk.picked.len();
+        if st.hosts + picked > self.k {
+            return true;
+        }
+        // (with room for one or two, the checks below are as strong)
+        if self.packing
+            && st.hosts + picked + 1 >= self.k
+            && self.k >= st.hosts + 3
+            && !self.packing_fits(st, pk, st.hosts + picked < self.k, fit)
+        {
+            self.packing_refuted += 1;
+            return true;
+        }
+        if st.hosts + 1 == self.k && !self.one_server_takes(st, orphans, scratch) {
+            return true;
+        }
+        if st.hosts + 2 == self.k {
+            let (takes, refused) = self.two_servers_take(st, orphans, opt, &mut b.pair);
+            if !takes {
+                self.pair_narrowing_refuted += u64::from(refused);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A node with every client placed: a solution, or under a descent a
+    /// bound that moves on (the node goes on under the new limit; its
+    /// free clients were placed under the old one).
+    fn complete(&mut self, st: State, stack: &mut Vec<Frame>) -> Result<Option<State>, Stop> {
+        if self.descent.is_some() {
+            let again = st.clone();
+            self.improve(st);
+            if !self.stale(&again) {
+                return Ok(None);
+            }
+            return self.node(again, stack);
+        }
+        self.solved();
+        Ok(Some(st))
+    }
+
+    /// Tries the branches of `frame` in order; a refuted branch cuts its
+    /// later siblings ([`Search::cap_refuted`]).
+    pub(super) fn branches(
+        &mut self,
+        frame: Frame,
+        stack: &mut Vec<Frame>,
+    ) -> Result<Option<State>, Stop> {
+        let level = stack.len();
+        stack.push(frame);
+        let mut need = self.words();
+        let mut spare = self.words();
+        // the node's orphans, computed at its first last-host check
+        let mut orphans = None;
+        let out = loop {
+            self.maybe_donate(stack);
+            if self.stale(&stack[level].st) && !self.renarrow(&mut stack[level].st) {
+                break Ok(None);
+            }
+            let f = &mut stack[level];
+            let Some(&(s, p)) = f.values.get(f.next) else {
+                break Ok(None);
+            };
+            let index = f.first + f.next as u32;
+            f.next += 1;
+            // a descent's tighter limit may have narrowed the window
+            let (a, b) = f.st.win[s];
+            if p < a || p >= b {
+                continue;
+            }
+            if self.last_host_fails(&stack[level].st, (s, p), &mut orphans, &mut need) {
+                // counted as the node it spares (budgets, probing passes and
+                // donations see the same counts)
+                if let Err(stop) = self.tick() {
+                    break Err(stop);
+                }
+                self.last_host_refuted += 1;
+                self.cap_refuted(&mut stack[level].st, s, p);
+                continue;
+            }
+            if self.next_to_last_fails(&stack[level].st, (s, p), (&mut need, &mut spare)) {
+                // (counted as the node it spares, as above)
+                if let Err(stop) = self.tick() {
+                    break Err(stop);
+                }
+                self.next_to_last_refuted += 1;
+                self.cap_refuted(&mut stack[level].st, s, p);
+                continue;
+            }
+            let mut child = self.child_of(&stack[level].st);
+            self.put(&mut child, s, p);
+            self.path.push(index);
+            let found = self.node(child, stack);
+            self.path.pop();
+            match found {
+                Ok(None) => self.cap_refuted(&mut stack[level].st, s, p),
+                done => break done,
+            }
+        };
+        while stack.len() > level {
+            if let Some(f) = stack.pop() {
+                self.recycle(f.st);
+            }
+        }
+        self.give_words(need);
+        self.give_words(spare);
+        out
+    }
+}
