@@ -60,7 +60,9 @@ impl Search<'_> {
         let orphans = self.orphans(st);
         let mut bufs = std::mem::take(&mut self.spare.bounds);
         let refuted = self.orphans_refute(st, &orphans, scratch, &mut bufs);
-        self.spare.bounds = bufs;
+        if self.keeps() {
+            self.spare.bounds = bufs;
+        }
         if refuted {
             return Settled::Dead;
         }

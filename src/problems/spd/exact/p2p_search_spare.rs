@@ -26,6 +26,9 @@ pub(super) struct Spare {
     words: Vec<Bits>,
     /// The orphan bounds' buffers.
     pub(super) bounds: BoundBufs,
+    /// Tests: keep nothing (every node allocates afresh, as before).
+    #[cfg(test)]
+    pub(super) keep_none: bool,
 }
 
 /// The buffers of a node's orphan bounds (step 3 of [`super`]).
@@ -47,6 +50,21 @@ impl Clone for Spare {
 }
 
 impl Search<'_> {
+    /// Whether buffers are kept (always but in the tests that compare).
+    pub(super) fn keeps(&self) -> bool {
+        #[cfg(test)]
+        if self.spare.keep_none {
+            return false;
+        }
+        true
+    }
+
+    /// Tests: whether the search keeps its buffers.
+    #[cfg(test)]
+    pub(super) fn set_keep(&mut self, on: bool) {
+        self.spare.keep_none = !on;
+    }
+
     /// A copy of `parent` for its child, in a kept state's buffers when
     /// there is one.
     pub(super) fn child_of(&mut self, parent: &State) -> State {
@@ -61,7 +79,7 @@ impl Search<'_> {
 
     /// Keeps the state of a node that is done with it.
     pub(super) fn recycle(&mut self, st: State) {
-        if self.spare.states.len() < MOST_STATES {
+        if self.keeps() && self.spare.states.len() < MOST_STATES {
             self.spare.states.push(st);
         }
     }
@@ -79,7 +97,7 @@ impl Search<'_> {
 
     /// Keeps a bitset [`Search::words`] gave.
     pub(super) fn give_words(&mut self, b: Bits) {
-        if self.spare.words.len() < MOST_WORDS && b.len() == self.w {
+        if self.keeps() && self.spare.words.len() < MOST_WORDS && b.len() == self.w {
             self.spare.words.push(b);
         }
     }

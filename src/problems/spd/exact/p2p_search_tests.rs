@@ -305,6 +305,20 @@ fn pair_narrowing_changes_no_answer() {
     );
 }
 
+/// Keeping the nodes' buffers ([`spare`]: the bounds', the states of
+/// refuted nodes, scratch bitsets) instead of allocating them afresh
+/// changes nothing: the same answers, solutions and node counts.
+#[test]
+fn kept_buffers_change_no_answer() {
+    on_off(
+        59,
+        ((20, 30), (60, 120)),
+        3..=12,
+        (|s, on| s.set_keep(on), |s| s.nodes(), "nodes", 100_000),
+        Agree::Nodes,
+    );
+}
+
 /// A switch of the search (on or off), the counter of what it does, the
 /// counter's name, and the least total that shows the test exercises it.
 type Switch = (fn(&mut Search, bool), fn(&Search) -> u64, &'static str, u64);
