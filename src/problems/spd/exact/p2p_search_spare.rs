@@ -1,10 +1,12 @@
-//! Buffers the search reuses: the states of refuted nodes and one-bitset
-//! scratch. A branch's child takes a refuted node's state and copies its
-//! parent into it ([`State::clone_from`]: no allocation), so that the
-//! search's steady state allocates almost nothing per node, where the
-//! allocator took about a seventh of a hard refutation's time (160 × 800
-//! f = 1.2 seed 3's delay proof, docs/spd-scale.md). Each worker of a
-//! split search keeps its own (a clone of a search starts with none).
+//! Buffers the search reuses instead of allocating per node: the orphan
+//! bounds' (the packing, its check, the two-server bound: [`BoundBufs`]),
+//! one-bitset scratch, and the states of refuted nodes (a branch's child
+//! copies its parent into one, [`State::clone_from`]). The allocator took
+//! about 15% of a hard refutation's time before (160 × 800 f = 1.2 seed
+//! 3's delay proof; docs/spd-scale.md, twenty-second round), about 1.5%
+//! since. Each worker of a split search keeps its own (a clone of a
+//! search starts with none); what is kept is bounded by the largest node
+//! seen, plus [`MOST_STATES`] states.
 
 use super::bits::Bits;
 use super::bounds::PairBufs;
