@@ -298,9 +298,10 @@ impl Search<'_> {
     /// candidates (`false`: no server holds them). Without an extra host,
     /// `left` must be empty. With `left` empty, every non-host server's
     /// window counts (their union). The windows' bits are computed once
-    /// per check, and a server is tested on `left`'s nonzero words only:
-    /// `O(a·z)` for `a` servers and `z` such words, plus `O(h·(r·log m +
-    /// m/64))` for the `h` servers that hold `left`.
+    /// per check; a server is tested first on one client of `left` by its
+    /// position, then on `left`'s nonzero words only: `O(a + a'·z)` for
+    /// `a` servers, `a'` of them holding that client, and `z` such words,
+    /// plus `O(h·(r·log m + m/64))` for the `h` servers that hold `left`.
     fn fit_extra(&self, f: &mut Fit, left: &[u64], spare: &mut [u64]) -> bool {
         let w = self.w;
         let none = left.iter().all(|&x| x == 0);
@@ -320,9 +321,19 @@ impl Search<'_> {
         nz.clear();
         nz.extend((0..w).filter(|&x| left[x] != 0).map(|x| (x, left[x])));
         let misses = |b: &[u64]| nz.iter().any(|&(x, v)| v & !b[x] != 0);
+        // one client of `left` by its positions first (client-major: one
+        // contiguous run, where the bits lie a window apart)
+        let n = self.inst.servers();
+        let first = nz
+            .first()
+            .map_or(0, |&(x, v)| x * 64 + v.trailing_zeros() as usize);
+        let at = &self.at[first * n..(first + 1) * n];
         spare.fill(0);
         let mut held = false;
         for (i, &(t, win)) in ex.servers.iter().enumerate() {
+            if !(win.0..win.1).contains(&(at[t] as usize)) {
+                continue;
+            }
             let b = &ex.bits[i * w..(i + 1) * w];
             if misses(b) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
                 continue;
