@@ -1,7 +1,7 @@
 //! The search's pruning bounds on the new hosts orphans need ([`super`],
 //! step 3).
 
-use super::bits::{clear, has, ones, Bits, Counts};
+use super::bits::{has, ones, Bits, Counts};
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
@@ -201,16 +201,10 @@ impl Search<'_> {
         (s1, w1): (usize, &[u64]),
         (s2, w2): (usize, &[u64]),
     ) -> bool {
-        // the extremes on `s` of the orphans outside `other` (the
-        // evaluator's `Extremes`: the top two are what it pairs)
-        let tops = |s: usize, other: &[u64]| {
-            let mut e = Extremes::EMPTY;
-            for c in ones(orphans).filter(|&c| !has(other, c)) {
-                e.push(self.inst.access(c, s));
-            }
-            e
-        };
-        let (t1, t2) = (tops(s1, w2), tops(s2, w1));
+        let (t1, t2) = (
+            self.outside_on(orphans, s1, w2),
+            self.outside_on(orphans, s2, w1),
+        );
         let lim = &self.lim;
         let self_ok = |s: usize, e: &Extremes| {
             e.count < 2 || lim.hi_ok(pair_q(self.inst, s, e.max1, s, e.max2))
@@ -219,6 +213,16 @@ impl Search<'_> {
             || t2.count == 0
             || lim.hi_ok(pair_q(self.inst, s1, t1.max1, s2, t2.max1));
         self_ok(s1, &t1) && self_ok(s2, &t2) && cross_ok
+    }
+
+    /// The access extremes on server `s` of the orphans outside `other`
+    /// (the evaluator's `Extremes`: the top two are what it pairs).
+    fn outside_on(&self, orphans: &[u64], s: usize, other: &[u64]) -> Extremes {
+        let mut e = Extremes::EMPTY;
+        for c in ones(orphans).filter(|&c| !has(other, c)) {
+            e.push(self.inst.access(c, s));
+        }
+        e
     }
 
     /// With the new hosts exactly `s1` and `s2` (the orphans `s1` misses
@@ -242,17 +246,15 @@ impl Search<'_> {
         if !self.pair_narrowing {
             return true;
         }
+        let (e1, e2) = (
+            self.outside_on(orphans, s1, w2),
+            self.outside_on(orphans, s2, w1),
+        );
+        // the orphans outside either side are placed (on the other)
         let mut need = st.open.clone();
-        // the extremes on `s` of the orphans outside `other` (placed there)
-        let ext = |s: usize, other: &[u64], need: &mut [u64]| {
-            let mut e = Extremes::EMPTY;
-            for c in ones(orphans).filter(|&c| !has(other, c)) {
-                e.push(self.inst.access(c, s));
-                clear(need, c);
-            }
-            e
-        };
-        let (e1, e2) = (ext(s1, w2, &mut need), ext(s2, w1, &mut need));
+        for (((n, o), a), b) in need.iter_mut().zip(orphans).zip(w1).zip(w2) {
+            *n &= !(o & !(a & b));
+        }
         let envs: Vec<(usize, f64, f64)> = [(s1, &e1), (s2, &e2)]
             .iter()
             .filter(|(_, e)| e.count > 0)
