@@ -51,7 +51,11 @@
 //!    forced moves, and such nodes were three quarters of a hard
 //!    refutation's). A branch that opens the next-to-last host is refuted
 //!    the same way when the clients left in no window narrowed against it
-//!    fit no single other new server (`Search::next_to_last_fails`).
+//!    fit no single other new server (`Search::next_to_last_fails`), and
+//!    one that opens the third host from last when the two-server bound,
+//!    made with it opened, refutes its node (`Search::third_to_last_fails`:
+//!    such nodes were nearly all of a hard refutation's nodes with two
+//!    hosts left).
 //! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
 //!    allows would let `c` join (then a solution there with `s`'s top at
@@ -161,6 +165,11 @@ pub(crate) struct Search<'a> {
     next_to_last: bool,
     /// Branches that check refuted.
     next_to_last_refuted: u64,
+    /// Whether branches opening the third host from last are checked
+    /// before their node ([`Search::third_to_last_fails`]).
+    third_to_last: bool,
+    /// Branches that check refuted.
+    third_to_last_refuted: u64,
     /// Whether the two-server bound narrows the other windows against
     /// each pair ([`Search::pair_leaves_none`]).
     pair_narrowing: bool,
@@ -315,6 +324,8 @@ impl<'a> Search<'a> {
             last_host_refuted: 0,
             next_to_last: true,
             next_to_last_refuted: 0,
+            third_to_last: true,
+            third_to_last_refuted: 0,
             pair_narrowing: true,
             pair_narrowing_refuted: 0,
             path: Vec::new(),
@@ -369,6 +380,13 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_next_to_last(&mut self, on: bool) {
         self.next_to_last = on;
+    }
+
+    /// Whether branches opening the third host from last are checked
+    /// before their node (on by default; [`Search::third_to_last_fails`]).
+    #[cfg(test)]
+    pub(crate) fn set_third_to_last(&mut self, on: bool) {
+        self.third_to_last = on;
     }
 
     /// Whether the two-server bound narrows the other windows against

@@ -1,13 +1,19 @@
 //! The search's pruning bounds on the new hosts orphans need ([`super`],
 //! step 3).
 
-use super::bits::{has, ones, Bits, Counts};
+use super::bits::{clear, has, ones, Bits, Counts};
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
 
 /// A server of a pair and the orphans its window holds.
 type Side<'b> = (usize, &'b [u64]);
+
+/// A branch's new host: the server, its client's access and the client,
+/// for the two-server bound made before the branch's node
+/// ([`Search::third_to_last_fails`]): that server is taken as open with
+/// that client, and every other window is narrowed against it.
+pub(super) type Opening = Option<(usize, f64, usize)>;
 
 /// Most pairs [`Search::two_servers_take`] refuses by their narrowing
 /// ([`Search::pair_leaves_none`]) before it lets the node through: on a
@@ -30,6 +36,9 @@ pub(super) struct PairBufs {
     /// The orphans `s1` misses, and the words that hold them.
     rest: Vec<u64>,
     nz: Vec<usize>,
+    /// Per server, its window narrowed against the opening (computed on
+    /// first use).
+    wins: Vec<Option<(usize, usize)>>,
 }
 
 impl Search<'_> {
@@ -91,11 +100,14 @@ impl Search<'_> {
     /// the orphans `s1` misses); each server's orphan set is computed
     /// once. A pair that passes must also leave every other unassigned
     /// client a window ([`Search::pair_leaves_none`], for each pair that
-    /// gets that far). Also says whether that test refused a pair.
+    /// gets that far). Also says whether that test refused a pair. With
+    /// `opening`, the bound is the one of that branch's node, made before
+    /// it ([`Opening`]; the orphans are then the clients in none of its
+    /// windows).
     pub(super) fn two_servers_take(
         &self,
         st: &State,
-        orphans: &[u64],
+        (orphans, opening): (&[u64], Opening),
         opt: &Counts,
         b: &mut PairBufs,
     ) -> (bool, bool) {
@@ -103,14 +115,10 @@ impl Search<'_> {
         let Some(o1) = ones(&opt.least(orphans)).next() else {
             return (true, false);
         };
-        // non-host servers whose window holds orphan `o`, onto `out`
-        let holds = |o: usize, out: &mut Vec<usize>| {
-            out.extend(
-                (0..st.env.len()).filter(|&s| st.env[s].is_none() && self.pos(st, s, o).is_some()),
-            );
-        };
+        b.wins.clear();
+        b.wins.resize(st.env.len(), None);
         b.firsts.clear();
-        holds(o1, &mut b.firsts);
+        self.holders(st, o1, opening, &mut b.wins, &mut b.firsts);
         // (most `s1` miss the same `o2`: its servers are listed once, as
         // `seconds` entries `(o2, start, end)` into `servers`)
         b.seconds.clear();
@@ -125,7 +133,8 @@ impl Search<'_> {
         let mut witness = None;
         for f in 0..b.firsts.len() {
             let s1 = b.firsts[f];
-            let i = self.orphan_part(st, s1, orphans, &mut b.slot, &mut b.parts);
+            let win = self.pair_win(st, s1, opening, &mut b.wins);
+            let i = self.orphan_part((s1, win), orphans, &mut b.slot, &mut b.parts);
             let part = &b.parts[i * w..(i + 1) * w];
             for ((r, o), a) in b.rest.iter_mut().zip(orphans).zip(part) {
                 *r = o & !a;
@@ -140,7 +149,7 @@ impl Search<'_> {
                 Some(&(_, from, to)) => (from, to),
                 None => {
                     let from = b.servers.len();
-                    holds(o2, &mut b.servers);
+                    self.holders(st, o2, opening, &mut b.wins, &mut b.servers);
                     b.seconds.push((o2, from, b.servers.len()));
                     (from, b.servers.len())
                 }
@@ -148,7 +157,8 @@ impl Search<'_> {
             // (`o2` lies outside `s1`'s window, so `s2 != s1`)
             for at in from..to {
                 let s2 = b.servers[at];
-                let j = self.orphan_part(st, s2, orphans, &mut b.slot, &mut b.parts);
+                let win = self.pair_win(st, s2, opening, &mut b.wins);
+                let j = self.orphan_part((s2, win), orphans, &mut b.slot, &mut b.parts);
                 let (w1, w2) = (&b.parts[i * w..(i + 1) * w], &b.parts[j * w..(j + 1) * w]);
                 if b.nz.iter().any(|&x| b.rest[x] & !w2[x] != 0) {
                     continue;
@@ -160,7 +170,7 @@ impl Search<'_> {
                 // windows are wide, most pairs get this far)
                 let pair = ((s1, w1), (s2, w2));
                 if refused >= NARROWED_PAIRS
-                    || self.pair_leaves_none(st, orphans, pair, &mut witness)
+                    || self.pair_leaves_none(st, (orphans, opening), pair, &mut witness)
                 {
                     return (true, refused > 0);
                 }
@@ -170,12 +180,53 @@ impl Search<'_> {
         (false, refused > 0)
     }
 
-    /// Index in `parts` (of `w` words each) of the orphans server `s`'s
-    /// window holds, computed on first use (`slot[s]`).
-    fn orphan_part(
+    /// The non-host servers but the opening's whose window (narrowed
+    /// against the opening) holds client `o`, onto `out`.
+    fn holders(
+        &self,
+        st: &State,
+        o: usize,
+        opening: Opening,
+        wins: &mut [Option<(usize, usize)>],
+        out: &mut Vec<usize>,
+    ) {
+        let n = st.env.len();
+        for s in 0..n {
+            if st.env[s].is_some() || opening.is_some_and(|(t, _, _)| t == s) {
+                continue;
+            }
+            let Some(p) = self.pos(st, s, o) else {
+                continue;
+            };
+            if opening.is_some() {
+                let (a, b) = self.pair_win(st, s, opening, wins);
+                if p < a || p >= b {
+                    continue;
+                }
+            }
+            out.push(s);
+        }
+    }
+
+    /// Server `s`'s window, narrowed against the opening (once: `wins`).
+    fn pair_win(
         &self,
         st: &State,
         s: usize,
+        opening: Opening,
+        wins: &mut [Option<(usize, usize)>],
+    ) -> (usize, usize) {
+        match opening {
+            None => st.win[s],
+            Some((t, x, _)) => *wins[s].get_or_insert_with(|| self.narrow(s, st.win[s], t, x, x)),
+        }
+    }
+
+    /// Index in `parts` (of `w` words each) of the orphans server `s`'s
+    /// window `win` holds, computed on first use (`slot[s]`).
+    fn orphan_part(
+        &self,
+        (s, win): (usize, (usize, usize)),
         orphans: &[u64],
         slot: &mut [usize],
         parts: &mut Vec<u64>,
@@ -185,7 +236,7 @@ impl Search<'_> {
             slot[s] = parts.len() / w;
             parts.resize(parts.len() + w, 0);
             let part = &mut parts[slot[s] * w..];
-            self.window_bits(s, st.win[s], part);
+            self.window_bits(s, win, part);
             for (x, o) in part.iter_mut().zip(orphans) {
                 *x &= o;
             }
@@ -234,12 +285,13 @@ impl Search<'_> {
     /// False when some client lies in none; `witness` is then that client,
     /// and the next pair tests it first, by itself (where windows are wide,
     /// most pairs of a node get this far, and one client refuses most).
-    /// `O((h + 2)·(m/64 + log m) + r)` for `h` open hosts and `r`
+    /// With an opening, its server is one more new host, its client placed
+    /// there. `O((h + 2)·(m/64 + log m) + r)` for `h` open hosts and `r`
     /// orphans; `O(h + r)` when the witness refuses.
     fn pair_leaves_none(
         &self,
         st: &State,
-        orphans: &[u64],
+        (orphans, opening): (&[u64], Opening),
         ((s1, w1), (s2, w2)): (Side, Side),
         witness: &mut Option<usize>,
     ) -> bool {
@@ -255,17 +307,23 @@ impl Search<'_> {
         for (((n, o), a), b) in need.iter_mut().zip(orphans).zip(w1).zip(w2) {
             *n &= !(o & !(a & b));
         }
-        let envs: Vec<(usize, f64, f64)> = [(s1, &e1), (s2, &e2)]
+        let mut envs: Vec<(usize, f64, f64)> = [(s1, &e1), (s2, &e2)]
             .iter()
             .filter(|(_, e)| e.count > 0)
             .map(|&(s, e)| (s, e.min1, e.max1))
             .collect();
+        let mut fresh = vec![s1, s2];
+        if let Some((s, x, c)) = opening {
+            clear(&mut need, c);
+            envs.push((s, x, x));
+            fresh.push(s);
+        }
         if let Some(c) = witness.filter(|&c| has(&need, c)) {
-            if !self.held_against(st, c, [s1, s2], &envs) {
+            if !self.held_against(st, c, &fresh, &envs) {
                 return false;
             }
         }
-        if !self.left_in_no_window(st, &[s1, s2], &envs, &mut need) {
+        if !self.left_in_no_window(st, &fresh, &envs, &mut need) {
             return true;
         }
         *witness = ones(&need).next();
@@ -281,11 +339,11 @@ impl Search<'_> {
         &self,
         st: &State,
         c: usize,
-        fresh: [usize; 2],
+        fresh: &[usize],
         envs: &[(usize, f64, f64)],
     ) -> bool {
         let hosts = (0..st.env.len()).filter(|&h| st.env[h].is_some());
-        hosts.chain(fresh).any(|h| {
+        hosts.chain(fresh.iter().copied()).any(|h| {
             self.pos(st, h, c).is_some_and(|p| {
                 let (a, b) = envs.iter().fold((p, p + 1), |win, &(t, lo, hi)| {
                     self.narrow(h, win, t, lo, hi)

@@ -3,6 +3,7 @@
 //! in its siblings' windows.
 
 use super::bits::{clear, ones, Bits, Counts};
+use super::bounds::PairBufs;
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
@@ -122,6 +123,38 @@ impl Search<'_> {
             }
         }
         self.confirm_dies(st, s, p)
+    }
+
+    /// Whether the branch "the client at position `p` of `s` on `s`", with
+    /// `s` not a host and three hosts left to open, dies at once: its node
+    /// would have two hosts left, and the clients in none of the open
+    /// hosts' windows narrowed against `s`'s new envelope (its orphans, or
+    /// some of them) must be covered by two other new servers. The branch
+    /// dies when the two-server bound ([`Search::two_servers_take`]) made
+    /// with `s` opened refutes that: its node would be built to die by the
+    /// same bound (three quarters of a hard refutation's nodes with two
+    /// hosts left did). `need` is scratch of one bitset, `b` the bound's
+    /// buffers; the cost is the bound's, where the node's is a state's copy,
+    /// every window's narrowing and its option counts.
+    pub(super) fn third_to_last_fails(
+        &self,
+        st: &State,
+        (s, p): (usize, usize),
+        need: &mut [u64],
+        b: &mut PairBufs,
+    ) -> bool {
+        if !self.third_to_last || st.env[s].is_some() || st.hosts + 3 != self.k {
+            return false;
+        }
+        let c = self.lists[s][p].0;
+        let x = self.val(s, p);
+        need.copy_from_slice(&st.open);
+        clear(need, c);
+        if !self.left_in_no_window(st, &[s], &[(s, x, x)], need) {
+            return false;
+        }
+        let (takes, _) = self.two_servers_take(st, (need, Some((s, x, c))), &st.opt, b);
+        !takes
     }
 
     /// The extremes of the accesses on new host `s` of client `c` and the

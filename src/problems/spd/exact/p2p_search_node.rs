@@ -99,7 +99,7 @@ impl Search<'_> {
             return true;
         }
         if st.hosts + 2 == self.k {
-            let (takes, refused) = self.two_servers_take(st, orphans, opt, &mut b.pair);
+            let (takes, refused) = self.two_servers_take(st, (orphans, None), opt, &mut b.pair);
             if !takes {
                 self.pair_narrowing_refuted += u64::from(refused);
                 return true;
@@ -169,6 +169,20 @@ impl Search<'_> {
                     break Err(stop);
                 }
                 self.next_to_last_refuted += 1;
+                self.cap_refuted(&mut stack[level].st, s, p);
+                continue;
+            }
+            let mut pair = std::mem::take(&mut self.spare.bounds.pair);
+            let fails = self.third_to_last_fails(&stack[level].st, (s, p), &mut need, &mut pair);
+            if self.keeps() {
+                self.spare.bounds.pair = pair;
+            }
+            if fails {
+                // (counted as the node it spares, as above)
+                if let Err(stop) = self.tick() {
+                    break Err(stop);
+                }
+                self.third_to_last_refuted += 1;
                 self.cap_refuted(&mut stack[level].st, s, p);
                 continue;
             }
