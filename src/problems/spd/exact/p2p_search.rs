@@ -47,9 +47,10 @@
 //!    host is refuted before its node is built when the node's orphans
 //!    (which can only join it) do not fit on it, or some other unassigned
 //!    client lies in none of the `k` hosts' windows narrowed against it
-//!    with them (`Search::last_host_fails`: its node would die after its
-//!    forced moves, and such nodes were three quarters of a hard
-//!    refutation's). A branch that opens the next-to-last host is refuted
+//!    with them, or in none after the forced moves those windows make
+//!    (`Search::last_host_fails`, `Search::all_hosts_fail`: its node would
+//!    die after its forced moves, and such nodes were three quarters of a
+//!    hard refutation's). A branch that opens the next-to-last host is refuted
 //!    the same way when the clients left in no window narrowed against it
 //!    fit no single other new server (`Search::next_to_last_fails`), and
 //!    one that opens the third host from last when the two-server bound,
@@ -160,6 +161,13 @@ pub(crate) struct Search<'a> {
     last_host: bool,
     /// Branches that check refuted.
     last_host_refuted: u64,
+    /// Whether that check runs the forced moves over the `k` hosts'
+    /// windows ([`Search::all_hosts_fail`]), not only their first round.
+    last_forced: bool,
+    /// Branches refuted by those forced moves after the first round passed
+    /// (the tests' measure).
+    #[cfg(test)]
+    last_forced_refuted: std::cell::Cell<u64>,
     /// Whether branches opening the next-to-last host are checked before
     /// their node ([`Search::next_to_last_fails`]).
     next_to_last: bool,
@@ -322,6 +330,9 @@ impl<'a> Search<'a> {
             packing_refuted: 0,
             last_host: true,
             last_host_refuted: 0,
+            last_forced: true,
+            #[cfg(test)]
+            last_forced_refuted: std::cell::Cell::new(0),
             next_to_last: true,
             next_to_last_refuted: 0,
             third_to_last: true,
@@ -373,6 +384,13 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_last_host(&mut self, on: bool) {
         self.last_host = on;
+    }
+
+    /// Whether the last-host check runs the forced moves (on by default;
+    /// [`Search::all_hosts_fail`]).
+    #[cfg(test)]
+    pub(crate) fn set_last_forced(&mut self, on: bool) {
+        self.last_forced = on;
     }
 
     /// Whether branches opening the next-to-last host are checked before
@@ -526,6 +544,8 @@ mod critical;
 pub(crate) mod descent;
 #[path = "p2p_search_fit.rs"]
 mod fit;
+#[path = "p2p_search_last.rs"]
+mod last;
 #[path = "p2p_search_lns.rs"]
 mod lns;
 #[path = "p2p_search_node.rs"]

@@ -4,6 +4,7 @@
 
 use super::bits::{clear, ones, Bits, Counts};
 use super::bounds::PairBufs;
+use super::last::LastBufs;
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
@@ -55,7 +56,7 @@ impl Search<'_> {
         st: &State,
         (s, p): (usize, usize),
         orphans: &mut Option<Bits>,
-        need: &mut [u64],
+        (need, b): (&mut [u64], &mut LastBufs),
     ) -> bool {
         if !self.last_host || st.env[s].is_some() || st.hosts + 1 != self.k {
             return false;
@@ -70,7 +71,12 @@ impl Search<'_> {
         need.iter_mut()
             .zip(orphans.iter())
             .for_each(|(n, o)| *n &= !o);
-        self.left_in_no_window(st, &[s], &[(s, lo, hi)], need) && self.confirm_dies(st, s, p)
+        let fails = if self.last_forced {
+            self.all_hosts_fail(st, (s, lo, hi), need, b)
+        } else {
+            self.left_in_no_window(st, &[s], &[(s, lo, hi)], need)
+        };
+        fails && self.confirm_dies(st, s, p)
     }
 
     /// Whether the branch "the client at position `p` of `s` on `s`", with

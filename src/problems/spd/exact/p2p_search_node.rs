@@ -3,8 +3,16 @@
 //! ([`Search::branches`]), each child a copy of the node's state with one
 //! more client placed.
 
+use super::bits::Bits;
 use super::spare::BoundBufs;
 use super::{Frame, Search, State, Stop};
+
+/// Which check refuted a branch before its node.
+enum Early {
+    LastHost,
+    NextToLast,
+    ThirdToLast,
+}
 
 /// What [`Search::settle`] leaves of a node.
 enum Settled {
@@ -124,6 +132,46 @@ impl Search<'_> {
         Ok(Some(st))
     }
 
+    /// Whether a branch opening one of the last three hosts is refuted
+    /// before its node is built, and by which check
+    /// ([`Search::last_host_fails`], [`Search::next_to_last_fails`],
+    /// [`Search::third_to_last_fails`]). `orphans` is the node's, computed
+    /// at its first last-host check; `need` and `spare` are scratch.
+    fn refuted_early(
+        &mut self,
+        st: &State,
+        (s, p): (usize, usize),
+        orphans: &mut Option<Bits>,
+        (need, spare): (&mut [u64], &mut [u64]),
+    ) -> Option<Early> {
+        if st.env[s].is_some() {
+            return None;
+        }
+        let fails = match self.k.checked_sub(st.hosts) {
+            Some(1) => {
+                let mut last = std::mem::take(&mut self.spare.last);
+                let fails = self.last_host_fails(st, (s, p), orphans, (need, &mut last));
+                if self.keeps() {
+                    self.spare.last = last;
+                }
+                fails.then_some(Early::LastHost)
+            }
+            Some(2) => self
+                .next_to_last_fails(st, (s, p), (need, spare))
+                .then_some(Early::NextToLast),
+            Some(3) => {
+                let mut pair = std::mem::take(&mut self.spare.bounds.pair);
+                let fails = self.third_to_last_fails(st, (s, p), need, &mut pair);
+                if self.keeps() {
+                    self.spare.bounds.pair = pair;
+                }
+                fails.then_some(Early::ThirdToLast)
+            }
+            _ => None,
+        };
+        fails
+    }
+
     /// Tries the branches of `frame` in order; a refuted branch cuts its
     /// later siblings ([`Search::cap_refuted`]).
     pub(super) fn branches(
@@ -153,36 +201,23 @@ impl Search<'_> {
             if p < a || p >= b {
                 continue;
             }
-            if self.last_host_fails(&stack[level].st, (s, p), &mut orphans, &mut need) {
+            let early = self.refuted_early(
+                &stack[level].st,
+                (s, p),
+                &mut orphans,
+                (&mut need, &mut spare),
+            );
+            if let Some(which) = early {
                 // counted as the node it spares (budgets, probing passes and
                 // donations see the same counts)
                 if let Err(stop) = self.tick() {
                     break Err(stop);
                 }
-                self.last_host_refuted += 1;
-                self.cap_refuted(&mut stack[level].st, s, p);
-                continue;
-            }
-            if self.next_to_last_fails(&stack[level].st, (s, p), (&mut need, &mut spare)) {
-                // (counted as the node it spares, as above)
-                if let Err(stop) = self.tick() {
-                    break Err(stop);
-                }
-                self.next_to_last_refuted += 1;
-                self.cap_refuted(&mut stack[level].st, s, p);
-                continue;
-            }
-            let mut pair = std::mem::take(&mut self.spare.bounds.pair);
-            let fails = self.third_to_last_fails(&stack[level].st, (s, p), &mut need, &mut pair);
-            if self.keeps() {
-                self.spare.bounds.pair = pair;
-            }
-            if fails {
-                // (counted as the node it spares, as above)
-                if let Err(stop) = self.tick() {
-                    break Err(stop);
-                }
-                self.third_to_last_refuted += 1;
+                *match which {
+                    Early::LastHost => &mut self.last_host_refuted,
+                    Early::NextToLast => &mut self.next_to_last_refuted,
+                    Early::ThirdToLast => &mut self.third_to_last_refuted,
+                } += 1;
                 self.cap_refuted(&mut stack[level].st, s, p);
                 continue;
             }

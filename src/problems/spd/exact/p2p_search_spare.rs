@@ -11,6 +11,7 @@
 use super::bits::Bits;
 use super::bounds::PairBufs;
 use super::fit::FitBufs;
+use super::last::LastBufs;
 use super::packing::Packing;
 use super::{Search, State};
 
@@ -28,6 +29,8 @@ pub(super) struct Spare {
     words: Vec<Bits>,
     /// The orphan bounds' buffers.
     pub(super) bounds: BoundBufs,
+    /// The last-host check's ([`Search::all_hosts_fail`]).
+    pub(super) last: LastBufs,
     /// Tests: keep nothing (every node allocates afresh, as before).
     #[cfg(test)]
     pub(super) keep_none: bool,

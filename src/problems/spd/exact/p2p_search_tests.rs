@@ -264,6 +264,27 @@ fn last_host_check_changes_no_answer() {
     );
 }
 
+/// The last-host check's forced moves ([`Search::all_hosts_fail`]): with
+/// and without them, every decision on the paper's random P2P instances
+/// ends the same way with the same solution and the same node count (a
+/// branch they refute dies in its own node, checked inside the check),
+/// and they do refute branches the first round passes.
+#[test]
+fn last_forced_moves_change_no_answer() {
+    on_off(
+        67,
+        ((20, 30), (60, 120)),
+        3..=12,
+        (
+            |s, on| s.set_last_forced(on),
+            |s| s.last_forced_refuted.get(),
+            "branches refuted past the first round",
+            5_000,
+        ),
+        Agree::Nodes,
+    );
+}
+
 /// The check of branches opening the next-to-last host
 /// ([`Search::next_to_last_fails`]): with and without it, every decision
 /// on the paper's random P2P instances ends the same way with the same
