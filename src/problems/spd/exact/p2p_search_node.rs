@@ -147,7 +147,7 @@ impl Search<'_> {
         if st.env[s].is_some() {
             return None;
         }
-        let fails = match self.k.checked_sub(st.hosts) {
+        match self.k.checked_sub(st.hosts) {
             Some(1) => {
                 let mut last = std::mem::take(&mut self.spare.last);
                 let fails = self.last_host_fails(st, (s, p), orphans, (need, &mut last));
@@ -168,8 +168,7 @@ impl Search<'_> {
                 fails.then_some(Early::ThirdToLast)
             }
             _ => None,
-        };
-        fails
+        }
     }
 
     /// Tries the branches of `frame` in order; a refuted branch cuts its
