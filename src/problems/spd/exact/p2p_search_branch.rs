@@ -100,13 +100,9 @@ impl Search<'_> {
         if !self.next_to_last || st.env[s].is_some() || st.hosts + 2 != self.k {
             return false;
         }
-        let c = self.lists[s][p].0;
-        let x = self.val(s, p);
-        need.copy_from_slice(&st.open);
-        clear(need, c);
-        if !self.left_in_no_window(st, &[s], &[(s, x, x)], need) {
+        let Some((_, x)) = self.left_by_opening(st, (s, p), need) else {
             return false;
-        }
+        };
         let takes = |u: usize, spare: &mut [u64]| {
             let (a, b) = self.narrow(u, st.win[u], s, x, x);
             spare.copy_from_slice(need);
@@ -152,15 +148,30 @@ impl Search<'_> {
         if !self.third_to_last || st.env[s].is_some() || st.hosts + 3 != self.k {
             return false;
         }
+        let Some((c, x)) = self.left_by_opening(st, (s, p), need) else {
+            return false;
+        };
+        let (takes, _) = self.two_servers_take(st, (need, Some((s, x, c))), &st.opt, b);
+        !takes
+    }
+
+    /// The branch "the client at position `p` of `s` on `s`" (`s` a new
+    /// host): into `need`, the unassigned clients but that one which lie
+    /// in none of the open hosts' windows and `s`'s own, each narrowed
+    /// against `s`'s new envelope. That client and its access on `s` when
+    /// some client is left (they need other new hosts), else `None`.
+    fn left_by_opening(
+        &self,
+        st: &State,
+        (s, p): (usize, usize),
+        need: &mut [u64],
+    ) -> Option<(usize, f64)> {
         let c = self.lists[s][p].0;
         let x = self.val(s, p);
         need.copy_from_slice(&st.open);
         clear(need, c);
-        if !self.left_in_no_window(st, &[s], &[(s, x, x)], need) {
-            return false;
-        }
-        let (takes, _) = self.two_servers_take(st, (need, Some((s, x, c))), &st.opt, b);
-        !takes
+        self.left_in_no_window(st, &[s], &[(s, x, x)], need)
+            .then_some((c, x))
     }
 
     /// The extremes of the accesses on new host `s` of client `c` and the
