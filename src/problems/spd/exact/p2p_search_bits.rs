@@ -20,6 +20,17 @@ pub(super) fn has(b: &[u64], i: usize) -> bool {
 
 pub(super) use crate::problems::spd::exact::cover::ones;
 
+/// Adds the clients `x` to the running `any` (held by some set so far)
+/// and `more` (held by two or more): the clients only one set holds are
+/// then `any & !more`.
+#[inline]
+pub(super) fn count_twice(any: &mut [u64], more: &mut [u64], x: &[u64]) {
+    for ((a, m), x) in any.iter_mut().zip(more.iter_mut()).zip(x) {
+        *m |= *a & x;
+        *a |= x;
+    }
+}
+
 /// Readers compare counts capped at `2^CAP_SLICES`, then by their low
 /// `CAP_SLICES` bits: the order of the saturating counters these replaced
 /// (the search's branching, and so its node counts, stay the same).

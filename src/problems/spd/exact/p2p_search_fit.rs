@@ -25,7 +25,7 @@
 
 #[cfg(test)]
 use super::bits::ones;
-use super::bits::set;
+use super::bits::{count_twice, set};
 use super::packing::Packing;
 use super::{Search, State};
 use crate::problems::spd::exact::p2p::pair_q;
@@ -252,10 +252,7 @@ impl Search<'_> {
             r.any.fill(0);
             r.more.fill(0);
             for u in r.union[..open.len() * w].chunks(w) {
-                for ((a, b), u) in r.any.iter_mut().zip(r.more.iter_mut()).zip(u) {
-                    *b |= *a & u;
-                    *a |= u;
-                }
+                count_twice(&mut r.any, &mut r.more, u);
             }
             // what the extra new host may take (nothing without one)
             for ((l, n), a) in r.left.iter_mut().zip(needy).zip(&r.any) {

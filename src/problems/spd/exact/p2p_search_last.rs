@@ -10,7 +10,7 @@
 //! moves on `k` windows spare the node's state copy, its narrowing of
 //! every server's window and its option counts over them.
 
-use super::bits::{clear, ones};
+use super::bits::{clear, count_twice, ones};
 use super::{Search, State};
 
 /// [`Search::all_hosts_fail`]'s buffers, reused from branch to branch.
@@ -83,10 +83,7 @@ impl Search<'_> {
             for (j, &(h, win, _, _)) in b.hosts.iter().enumerate() {
                 let bits = &mut b.bits[j * w..(j + 1) * w];
                 self.window_bits(h, win, bits);
-                for ((a, m), x) in b.any.iter_mut().zip(b.more.iter_mut()).zip(bits.iter()) {
-                    *m |= *a & x;
-                    *a |= x;
-                }
+                count_twice(&mut b.any, &mut b.more, bits);
             }
             let mut forced = false;
             for (((o, n), a), m) in b
