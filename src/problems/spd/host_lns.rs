@@ -125,9 +125,8 @@ fn host_lns_run(
 }
 
 /// The dives from `assign` for one host fewer, groups of two hosts first,
-/// two at a time (one per search of `pair`, in parallel when the pool has
-/// two threads; the earlier one's solution wins, so the answer does not
-/// depend on the thread count); the first solution found.
+/// each host in turn seeding one ([`group`]); the first solution found
+/// ([`dive_groups`]).
 fn dives(
     inst: &SpdInstance,
     pair: &mut (Search, Search),
@@ -135,17 +134,36 @@ fn dives(
     nodes: u64,
     max_group: usize,
 ) -> Option<Scored> {
-    let hosts: Vec<usize> = {
-        let mut h = assign.to_vec();
-        h.sort_unstable();
-        h.dedup();
-        h
-    };
+    let hosts = hosts_of(assign);
     let k = hosts.len().checked_sub(1).filter(|&k| k > 0)?;
-    let groups: Vec<(usize, usize)> = (2..=max_group.min(hosts.len()))
+    let groups = (2..=max_group.min(hosts.len()))
         .flat_map(|r| hosts.iter().map(move |&h| (r, h)))
-        .collect();
-    for two in groups.chunks(2) {
+        .map(|(r, h)| group(inst, &hosts, h, r));
+    dive_groups(pair, assign, k, groups, nodes)
+}
+
+/// The distinct hosts of `assign`, ascending.
+pub(crate) fn hosts_of(assign: &[usize]) -> Vec<usize> {
+    let mut h = assign.to_vec();
+    h.sort_unstable();
+    h.dedup();
+    h
+}
+
+/// Dives from `assign` with at most `k` hosts, one per closed-host set of
+/// `groups` in order, two at a time (one per search of `pair`, in
+/// parallel when the pool has two threads; the earlier one's solution
+/// wins, so the answer does not depend on the thread count), at most
+/// [`DIVE_NODES`] each and `nodes` for both searches in all: the first
+/// solution found.
+pub(crate) fn dive_groups(
+    pair: &mut (Search, Search),
+    assign: &[usize],
+    k: usize,
+    mut groups: impl Iterator<Item = Vec<bool>>,
+    nodes: u64,
+) -> Option<Scored> {
+    loop {
         let (a, b) = (&mut pair.0, &mut pair.1);
         let left = nodes
             .checked_sub(a.nodes() + b.nodes())
@@ -155,13 +173,13 @@ fn dives(
         }
         let first = DIVE_NODES.min(left);
         let second = DIVE_NODES.min(left - first);
-        let dive = |s: &mut Search, (r, h): (usize, usize), budget: u64| match budget {
+        let dive = |s: &mut Search, closed: &[bool], budget: u64| match budget {
             0 => Probe::Unknown("no nodes left".into()),
-            _ => s.dive(assign, &group(inst, &hosts, h, r), k, budget),
+            _ => s.dive(assign, closed, k, budget),
         };
-        let (x, y) = match two {
-            [g, h] => rayon::join(|| dive(a, *g, first), || dive(b, *h, second)),
-            [g] => (dive(a, *g, first), Probe::Unknown("no second dive".into())),
+        let (x, y) = match (groups.next(), groups.next()) {
+            (Some(g), Some(h)) => rayon::join(|| dive(a, &g, first), || dive(b, &h, second)),
+            (Some(g), None) => (dive(a, &g, first), Probe::Unknown("no second dive".into())),
             _ => return None,
         };
         for got in [x, y] {
@@ -170,7 +188,6 @@ fn dives(
             }
         }
     }
-    None
 }
 
 /// Host `h` and its `r−1` nearest other hosts (server distance; ties by
