@@ -85,7 +85,10 @@
 //! The host stage ([`p2p_hosts`]) decides `k = 1, 2, …` up to the
 //! incumbent's count; the first feasible `k` is proven minimal. The
 //! lexicographic stages run the same search as a branch and bound
-//! (`p2p_search_descent`): one search from just below the incumbent's
+//! (`p2p_search_descent`), the delay stage after *delay dives*
+//! (`p2p_lex_dives`: large-neighbourhood dives that re-place the clients
+//! of the hosts at the largest delay, which only move its start): one
+//! search from just below the incumbent's
 //! delay whose upper limit drops below every solution it finds, then one
 //! at `θ = D*` whose lower limit rises above every solution's smallest
 //! pair; the last solution of each is optimal when the search ends.

@@ -10,6 +10,7 @@ use crate::problems::spd::exact::{
 };
 use crate::problems::spd::exact::{p2p_few, p2p_search};
 use crate::problems::spd::model::SpdInstance;
+use std::time::Instant;
 
 /// Allowed `(client, access)` per server, sorted by access.
 type Allowed = Vec<Vec<(usize, f64)>>;
@@ -290,19 +291,27 @@ fn descend(
 }
 
 fn delay_stage(inst: &SpdInstance, allowed: &Allowed, best: Scored, dl: &Deadline) -> StageOut {
-    let mu = inst.bound;
+    let began = Instant::now();
+    let (best, mut steps) = dives::delay_dives(inst, best, dl);
+    let dived_ms = began.elapsed().as_secs_f64() * 1e3;
     let start = Limits {
-        mu,
+        mu: inst.bound,
         hi: next_down(best.metrics.delay),
         lo: f64::NEG_INFINITY,
     };
-    match descend(inst, Side::Upper, start, best, FIRST_TRY, false, dl) {
+    let (best, why, descent) = match descend(inst, Side::Upper, start, best, FIRST_TRY, false, dl) {
         Ok(done) => done,
         Err(best) => {
             let (best, why) = delay_bisection(inst, allowed, best, dl);
             (best, why, Vec::new())
         }
-    }
+    };
+    // the descent's milliseconds count from its own start
+    steps.extend(descent.into_iter().map(|st| StageStep {
+        ms: st.ms + dived_ms,
+        ..st
+    }));
+    (best, why, steps)
 }
 
 /// Stage 2 by bisection over the candidate delays (when the search
@@ -444,6 +453,9 @@ fn variation_bisection(
         },
     )
 }
+
+#[path = "p2p_lex_dives.rs"]
+mod dives;
 
 #[cfg(test)]
 #[path = "p2p_lex_tests.rs"]

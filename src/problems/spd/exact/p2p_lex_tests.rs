@@ -172,6 +172,30 @@ fn strictly_capped_descents_equal_bisections() {
     capped_descents_equal_bisections_on(false);
 }
 
+/// The delay stage as `exact` runs it (the delay dives, then the descent
+/// from their best) reaches the bisection's least delay, its steps the
+/// dives' finds and then the descent's, in order.
+#[test]
+fn dived_delay_stage_equals_bisection() {
+    let mut improved = 0;
+    for seed in 800..1000 {
+        let inst = tiny(10, 40, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
+        let Some(best) = host_optimum(&inst) else {
+            continue;
+        };
+        let allowed = allowed_pairs(&inst, &Limits::bound(inst.bound)).expect("feasible");
+        let (want, why) = delay_bisection(&inst, &allowed, best.clone(), &Deadline::none());
+        assert!(why.is_none(), "{why:?}");
+        let (got, why, steps) = delay_stage(&inst, &allowed, best.clone(), &Deadline::none());
+        assert!(why.is_none(), "seed {seed}: {why:?}");
+        assert_eq!(got.metrics.hosts, best.metrics.hosts, "seed {seed}");
+        assert_eq!(got.metrics.delay, want.metrics.delay, "seed {seed}");
+        check_steps(Side::Upper, &steps, &best, &got);
+        improved += usize::from(want.metrics.delay < best.metrics.delay);
+    }
+    assert!(improved > 20, "only {improved} delays improved");
+}
+
 /// The descents' thresholds step to the adjacent float, nothing between.
 #[test]
 fn thresholds_step_to_the_adjacent_float() {

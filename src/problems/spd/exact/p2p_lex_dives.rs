@@ -1,0 +1,230 @@
+//! Delay dives: the delay stage's large-neighbourhood start ([`super`]).
+//!
+//! Before the delay stage's branch and bound, dives of the exact search
+//! ([`Search::dive`], as `host-lns` runs them for the host count) look for
+//! a solution with the same host count and a smaller largest pair delay:
+//! the hosts of every pair at the largest delay are closed (so no such
+//! pair is left), with more hosts nearest to them, every other host keeps
+//! its clients, and the search places the closed hosts' clients under the
+//! limit just below the best delay. A solution found restarts the dives
+//! from it under its own tighter limit. A dive's refutation proves
+//! nothing: the descent that follows starts from the best solution found
+//! and proves its optimum itself, so the dives only change where it
+//! starts (its answer's value is the same).
+//!
+//! Complexity: at most [`DELAY_DIVE_NODES`] search nodes in all, a dive
+//! `O(m·n·log m)` to place the kept clients; finding the hosts at the
+//! largest delay is `O(m + h²)` for `h` hosts and `m` clients.
+
+use super::next_down;
+use crate::core::StageStep;
+use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits};
+use crate::problems::spd::exact::p2p_search::Search;
+use crate::problems::spd::exact::{Deadline, Scored};
+use crate::problems::spd::host_lns::{dive_groups, hosts_of};
+use crate::problems::spd::model::SpdInstance;
+use std::time::Instant;
+
+/// Search nodes of all delay dives together.
+pub(crate) const DELAY_DIVE_NODES: u64 = 200_000;
+
+/// Most hosts a dive closes beside those at the largest delay.
+const MAX_EXTRA: usize = 6;
+
+/// The best solution the delay dives find from `best` (`best` itself when
+/// none is better), within [`DELAY_DIVE_NODES`] nodes and `dl`, and a
+/// step for each better one (`delay 536.8`, `feasible`, with the
+/// milliseconds since the dives began).
+pub(crate) fn delay_dives(
+    inst: &SpdInstance,
+    mut best: Scored,
+    dl: &Deadline,
+) -> (Scored, Vec<StageStep>) {
+    let began = Instant::now();
+    let mut steps = Vec::new();
+    let mut spent = 0u64;
+    while spent < DELAY_DIVE_NODES && !dl.expired() {
+        let lim = Limits {
+            mu: inst.bound,
+            hi: next_down(best.metrics.delay),
+            lo: f64::NEG_INFINITY,
+        };
+        let Ok(lists) = allowed_pairs(inst, &lim) else {
+            break; // nothing fits below the best delay
+        };
+        let new = || Search::new(inst, lim, lists.clone(), dl.clone());
+        let Some(mut pair) = new().zip(new()) else {
+            break;
+        };
+        let assign = &best.sol.assign;
+        let hosts = hosts_of(assign);
+        let at_max = hosts_at_max(inst, assign, &hosts, lim.hi);
+        let groups = groups(inst, &hosts, at_max);
+        let found = dive_groups(
+            &mut pair,
+            assign,
+            hosts.len(),
+            groups,
+            DELAY_DIVE_NODES - spent,
+        );
+        spent += pair.0.nodes() + pair.1.nodes();
+        match found {
+            Some(sc) if sc.metrics.delay < best.metrics.delay => {
+                steps.push(StageStep {
+                    step: format!("delay {}", sc.metrics.delay),
+                    result: StageStep::FEASIBLE.into(),
+                    ms: began.elapsed().as_secs_f64() * 1e3,
+                });
+                best = sc;
+            }
+            _ => break,
+        }
+    }
+    (best, steps)
+}
+
+/// Per server: is it a host of `assign` with a pair above `hi` (`hosts`:
+/// the hosts, ascending)?
+fn hosts_at_max(inst: &SpdInstance, assign: &[usize], hosts: &[usize], hi: f64) -> Vec<bool> {
+    let n = inst.servers();
+    // each host's two largest accesses
+    let mut top = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); n];
+    for (c, &s) in assign.iter().enumerate() {
+        let x = inst.access(c, s);
+        let t = &mut top[s];
+        if x > t.0 {
+            *t = (x, t.0);
+        } else if x > t.1 {
+            t.1 = x;
+        }
+    }
+    let mut at_max = vec![false; n];
+    for (i, &s) in hosts.iter().enumerate() {
+        if top[s].1 > f64::NEG_INFINITY && pair_q(inst, s, top[s].0, s, top[s].1) > hi {
+            at_max[s] = true;
+        }
+        for &t in &hosts[i + 1..] {
+            if pair_q(inst, s, top[s].0, t, top[t].0) > hi {
+                at_max[s] = true;
+                at_max[t] = true;
+            }
+        }
+    }
+    at_max
+}
+
+/// The closed-host sets of the dives: the hosts at the largest delay
+/// alone, then with each other host in turn and its `r − 1` nearest other
+/// hosts (server distance), `r` from 1 to [`MAX_EXTRA`].
+fn groups<'a>(
+    inst: &'a SpdInstance,
+    hosts: &'a [usize],
+    at_max: Vec<bool>,
+) -> impl Iterator<Item = Vec<bool>> + 'a {
+    let others: Vec<usize> = hosts.iter().copied().filter(|&h| !at_max[h]).collect();
+    let extra = MAX_EXTRA.min(others.len());
+    let base = at_max.clone();
+    let grown = (1..=extra).flat_map(move |r| {
+        let others = others.clone();
+        let base = base.clone();
+        (0..others.len()).map(move |i| {
+            let h = others[i];
+            let mut near: Vec<(f64, usize)> = (others.iter())
+                .filter(|&&t| t != h)
+                .map(|&t| (inst.network.dist(h.min(t), h.max(t)), t))
+                .collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut closed = base.clone();
+            closed[h] = true;
+            for &(_, t) in near.iter().take(r - 1) {
+                closed[t] = true;
+            }
+            closed
+        })
+    });
+    std::iter::once(at_max).chain(grown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problems::spd::exact::p2p::tests::tiny;
+    use crate::problems::spd::exact::score;
+    use crate::problems::spd::model::SpdSolution;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The hosts at the largest delay are those of some client pair above
+    /// the limit, pair by pair (ties in every latency and at the limit).
+    #[test]
+    fn hosts_at_max_are_those_of_a_pair_above_the_limit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        for seed in 0..300 {
+            let inst = tiny(8, 12, 1.5, 9000 + seed);
+            let (n, m) = (inst.servers(), inst.clients());
+            let assign: Vec<usize> = (0..m)
+                .map(|c| {
+                    let ok: Vec<usize> =
+                        (0..n).filter(|&s| inst.access(c, s).is_finite()).collect();
+                    ok[rng.random_range(0..ok.len())]
+                })
+                .collect();
+            let pair = |c: usize, d: usize| {
+                let (s, t) = (assign[c], assign[d]);
+                pair_q(&inst, s, inst.access(c, s), t, inst.access(d, t))
+            };
+            let pairs: Vec<(usize, usize)> = (0..m)
+                .flat_map(|c| (c + 1..m).map(move |d| (c, d)))
+                .collect();
+            // at an actual pair's value (ties) and just below it
+            let q = pair(
+                pairs[seed as usize % pairs.len()].0,
+                pairs[seed as usize % pairs.len()].1,
+            );
+            for hi in [q, next_down(q)] {
+                let mut want = vec![false; n];
+                for &(c, d) in pairs.iter().filter(|&&(c, d)| pair(c, d) > hi) {
+                    want[assign[c]] = true;
+                    want[assign[d]] = true;
+                }
+                let hosts = hosts_of(&assign);
+                assert_eq!(
+                    hosts_at_max(&inst, &assign, &hosts, hi),
+                    want,
+                    "seed {seed}, {hi}"
+                );
+            }
+        }
+    }
+
+    /// The dives keep the host count, never worsen the delay, report each
+    /// better solution once in order, and their solutions pass the
+    /// evaluator; on many random instances with ties they improve the
+    /// host optimum's delay.
+    #[test]
+    fn delay_dives_keep_hosts_and_only_improve() {
+        use crate::problems::spd::exact::p2p_hosts::min_hosts;
+        use crate::problems::spd::exact::HostStage;
+        let mut improved = 0;
+        for seed in 0..200 {
+            let inst = tiny(10, 40, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
+            let HostStage::Proven(start) = min_hosts(&inst, None, 1, &Deadline::none()) else {
+                continue;
+            };
+            let (got, steps) = delay_dives(&inst, start.clone(), &Deadline::none());
+            let again = score(&inst, SpdSolution::clone(&got.sol)).expect("feasible");
+            assert_eq!(again.metrics.delay, got.metrics.delay, "seed {seed}");
+            assert!(got.metrics.hosts <= start.metrics.hosts, "seed {seed}");
+            assert!(got.metrics.delay <= start.metrics.delay, "seed {seed}");
+            let mut prev = start.metrics.delay;
+            for st in &steps {
+                let v: f64 = st.step["delay ".len()..].parse().expect("a value");
+                assert!(v < prev, "seed {seed}: {steps:?}");
+                prev = v;
+            }
+            assert_eq!(prev, got.metrics.delay, "seed {seed}: {steps:?}");
+            improved += usize::from(!steps.is_empty());
+        }
+        assert!(improved > 20, "only {improved} dives improved");
+    }
+}
