@@ -126,6 +126,32 @@ fn split_probed_descents_equal_bisections() {
     descents_equal_bisections_on(3, 1, 300..500);
 }
 
+/// A random 10 × 40 instance (`seed`), its host optimum, pairs and least
+/// delay by bisection.
+struct Bisected {
+    seed: u64,
+    inst: SpdInstance,
+    best: Scored,
+    allowed: Allowed,
+    want: Scored,
+}
+
+/// [`Bisected`] for `seed` (`None`: the instance is infeasible).
+fn bisected(seed: u64) -> Option<Bisected> {
+    let inst = tiny(10, 40, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
+    let best = host_optimum(&inst)?;
+    let allowed = allowed_pairs(&inst, &Limits::bound(inst.bound)).expect("feasible");
+    let (want, why) = delay_bisection(&inst, &allowed, best.clone(), &Deadline::none());
+    assert!(why.is_none(), "{why:?}");
+    Some(Bisected {
+        seed,
+        inst,
+        best,
+        allowed,
+        want,
+    })
+}
+
 /// A delay descent split over three threads from the bound μ itself (no
 /// probing before it), its windows capped by a probing pass at its start
 /// and after every improvement (`caps`), reaches the bisection's least
@@ -136,27 +162,21 @@ fn capped_descents_equal_bisections_on(improving: bool) {
     use crate::problems::spd::exact::p2p_search::{caps_moved, Search};
     let before = caps_moved();
     let mut improved = 0;
-    for seed in 500..800 {
-        let inst = tiny(10, 40, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
-        let Some(best) = host_optimum(&inst) else {
-            continue;
-        };
-        let allowed = allowed_pairs(&inst, &Limits::bound(inst.bound)).expect("feasible");
-        let (want, why) = delay_bisection(&inst, &allowed, best.clone(), &Deadline::none());
-        assert!(why.is_none(), "{why:?}");
+    for b in (500..800).filter_map(bisected) {
+        let (inst, best, seed) = (&b.inst, &b.best, b.seed);
         // from the bound itself: the descent improves several times
         let lim = Limits::bound(inst.bound);
-        let lists = allowed.clone();
+        let lists = b.allowed.clone();
         let d = Descent::new(Side::Upper, lim.hi);
-        let mut search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
+        let mut search = Search::new(inst, lim, lists, Deadline::none()).expect("small");
         search.set_descent(Some(d.clone()));
         search.enable_caps();
         search.set_caps_pass_improves(improving);
         let k = best.metrics.hosts;
         assert!(matches!(search.decide_split(k, 3, None), Probe::Infeasible));
         let got = d.best().expect("the host optimum fits the bound");
-        assert_eq!(got.metrics.delay, want.metrics.delay, "seed {seed}");
-        improved += usize::from(want.metrics.delay < best.metrics.delay);
+        assert_eq!(got.metrics.delay, b.want.metrics.delay, "seed {seed}");
+        improved += usize::from(b.want.metrics.delay < best.metrics.delay);
     }
     assert!(improved > 20, "only {improved} delays improved");
     assert!(caps_moved() > before, "no pass capped a window");
@@ -178,20 +198,14 @@ fn strictly_capped_descents_equal_bisections() {
 #[test]
 fn dived_delay_stage_equals_bisection() {
     let mut improved = 0;
-    for seed in 800..1000 {
-        let inst = tiny(10, 40, [0.7, 0.9, 1.1][seed as usize % 3], 7000 + seed);
-        let Some(best) = host_optimum(&inst) else {
-            continue;
-        };
-        let allowed = allowed_pairs(&inst, &Limits::bound(inst.bound)).expect("feasible");
-        let (want, why) = delay_bisection(&inst, &allowed, best.clone(), &Deadline::none());
-        assert!(why.is_none(), "{why:?}");
-        let (got, why, steps) = delay_stage(&inst, &allowed, best.clone(), &Deadline::none());
+    for b in (800..1000).filter_map(bisected) {
+        let (inst, best, seed) = (&b.inst, &b.best, b.seed);
+        let (got, why, steps) = delay_stage(inst, &b.allowed, best.clone(), &Deadline::none());
         assert!(why.is_none(), "seed {seed}: {why:?}");
         assert_eq!(got.metrics.hosts, best.metrics.hosts, "seed {seed}");
-        assert_eq!(got.metrics.delay, want.metrics.delay, "seed {seed}");
-        check_steps(Side::Upper, &steps, &best, &got);
-        improved += usize::from(want.metrics.delay < best.metrics.delay);
+        assert_eq!(got.metrics.delay, b.want.metrics.delay, "seed {seed}");
+        check_steps(Side::Upper, &steps, best, &got);
+        improved += usize::from(b.want.metrics.delay < best.metrics.delay);
     }
     assert!(improved > 20, "only {improved} delays improved");
 }
