@@ -192,7 +192,7 @@ pub(crate) fn dive_groups(
 
 /// Host `h` and its `r−1` nearest other hosts (server distance; ties by
 /// index), as a per-server flag.
-fn group(inst: &SpdInstance, hosts: &[usize], h: usize, r: usize) -> Vec<bool> {
+pub(crate) fn group(inst: &SpdInstance, hosts: &[usize], h: usize, r: usize) -> Vec<bool> {
     let mut near: Vec<(f64, usize)> = hosts
         .iter()
         .filter(|&&t| t != h)

@@ -31,7 +31,7 @@ use crate::core::StageStep;
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits};
 use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{Deadline, Scored};
-use crate::problems::spd::host_lns::{dive_groups, hosts_of};
+use crate::problems::spd::host_lns::{dive_groups, group, hosts_of};
 use crate::problems::spd::model::SpdInstance;
 use std::time::Instant;
 
@@ -129,7 +129,8 @@ fn hosts_at_max(inst: &SpdInstance, assign: &[usize], hosts: &[usize], hi: f64) 
 
 /// The closed-host sets of the dives: the hosts at the largest delay
 /// alone, then with each other host in turn and its `r − 1` nearest other
-/// hosts (server distance), `r` from 1 to [`MAX_EXTRA`].
+/// hosts ([`group`], among the hosts not at the largest delay), `r` from 1
+/// to [`MAX_EXTRA`].
 fn groups<'a>(
     inst: &'a SpdInstance,
     hosts: &'a [usize],
@@ -139,20 +140,10 @@ fn groups<'a>(
     let extra = MAX_EXTRA.min(others.len());
     let base = at_max.clone();
     let grown = (1..=extra).flat_map(move |r| {
-        let others = others.clone();
-        let base = base.clone();
+        let (others, base) = (others.clone(), base.clone());
         (0..others.len()).map(move |i| {
-            let h = others[i];
-            let mut near: Vec<(f64, usize)> = (others.iter())
-                .filter(|&&t| t != h)
-                .map(|&t| (inst.network.dist(h.min(t), h.max(t)), t))
-                .collect();
-            near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let mut closed = base.clone();
-            closed[h] = true;
-            for &(_, t) in near.iter().take(r - 1) {
-                closed[t] = true;
-            }
+            let mut closed = group(inst, &others, others[i], r);
+            closed.iter_mut().zip(&base).for_each(|(c, &b)| *c |= b);
             closed
         })
     });
