@@ -56,7 +56,11 @@
 //!    one that opens the third host from last when the two-server bound,
 //!    made with it opened, refutes its node (`Search::third_to_last_fails`:
 //!    such nodes were nearly all of a hard refutation's nodes with two
-//!    hosts left).
+//!    hosts left). One that opens a host with four or five left is
+//!    refuted when its child's orphan packing, made with it opened, is
+//!    over the room left or fails its check (`Search::opening_overpacks`:
+//!    at 200 × 1,000 f = 1.0, 95–99% of the nodes with three or four
+//!    hosts left died by their packing).
 //! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
 //!    allows would let `c` join (then a solution there with `s`'s top at
@@ -103,6 +107,14 @@ pub(crate) const MAX_CLIENTS: usize = 20_000;
 
 /// Stack bytes reserved per client for the recursion (a frame takes well
 /// under this; the reservation is virtual memory).
+/// Branches opening a host with 4 up to this many hosts left are checked
+/// by their child's orphan packing before their node
+/// ([`Search::opening_overpacks`]). At 200 × 1,000 f = 1.0 seed 3 (the
+/// refutation of 14 hosts, one thread) up to 5 left took 121 s, up to 4
+/// 128 s, up to 7 131 s, none 136 s: with more hosts left, fewer of the
+/// children die by their packing, and the check is made twice.
+const EARLY_PACKING: usize = 5;
+
 const STACK_PER_CLIENT: usize = 16 << 10;
 
 /// Stack of a search thread for `clients` clients: one recursion level per
@@ -176,6 +188,12 @@ pub(crate) struct Search<'a> {
     /// Whether branches opening the third host from last are checked
     /// before their node ([`Search::third_to_last_fails`]).
     third_to_last: bool,
+    /// Branches opening a host with 4 up to this many hosts left are
+    /// checked by their child's packing before their node
+    /// ([`Search::opening_overpacks`]; below 4: none).
+    early_packing: usize,
+    /// Branches that check refuted.
+    early_packing_refuted: u64,
     /// Branches that check refuted.
     third_to_last_refuted: u64,
     /// Whether the two-server bound narrows the other windows against
@@ -336,6 +354,8 @@ impl<'a> Search<'a> {
             next_to_last: true,
             next_to_last_refuted: 0,
             third_to_last: true,
+            early_packing: EARLY_PACKING,
+            early_packing_refuted: 0,
             third_to_last_refuted: 0,
             pair_narrowing: true,
             pair_narrowing_refuted: 0,
@@ -405,6 +425,14 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_third_to_last(&mut self, on: bool) {
         self.third_to_last = on;
+    }
+
+    /// Whether branches opening a host with four or five hosts left are
+    /// checked by their child's packing before their node (on by default;
+    /// [`Search::opening_overpacks`]).
+    #[cfg(test)]
+    pub(crate) fn set_early_packing(&mut self, on: bool) {
+        self.early_packing = if on { EARLY_PACKING } else { 0 };
     }
 
     /// Whether the two-server bound narrows the other windows against

@@ -5,6 +5,7 @@
 use super::bits::{clear, ones, Bits, Counts};
 use super::bounds::PairBufs;
 use super::last::LastBufs;
+use super::spare::BoundBufs;
 use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
@@ -153,6 +154,44 @@ impl Search<'_> {
         };
         let (takes, _) = self.two_servers_take(st, (need, Some((s, x, c))), &st.opt, b);
         !takes
+    }
+
+    /// Whether the branch "the client at position `p` of `s` on `s`", with
+    /// `s` not a host and four or more hosts left to open, dies at once by
+    /// its child's orphan packing: the packing of the clients left in no
+    /// window by opening `s` ([`Search::left_by_opening`]), made with `s`
+    /// a host, exceeds the room left, or is that room or one short of it
+    /// and its check ([`Search::packing_fits`]) fails. The child's own
+    /// packing starts from more orphans (its forced moves only narrow
+    /// windows) and would refute it too, most often; this spares the
+    /// child's state copy, narrowing of every window and option counts
+    /// (orders the packing by the node's counts). `need` is scratch of one
+    /// bitset, `b` the bounds' buffers.
+    pub(super) fn opening_overpacks(
+        &self,
+        st: &State,
+        (s, p): (usize, usize),
+        need: &mut [u64],
+        b: &mut BoundBufs,
+    ) -> bool {
+        if st.env[s].is_some() {
+            return false;
+        }
+        let Some((c, x)) = self.left_by_opening(st, (s, p), need) else {
+            return false;
+        };
+        let room = self.k.saturating_sub(st.hosts + 1);
+        let opened = Some((s, x, c));
+        self.packing(st, (need, &st.opt), opened, &mut b.packing);
+        let picked = b.packing.picked.len();
+        if picked > room {
+            return true;
+        }
+
+        self.packing
+            && room >= 3
+            && picked + 1 >= room
+            && !self.packing_fits(st, &mut b.packing, (picked < room, opened), &mut b.fit)
     }
 
     /// The branch "the client at position `p` of `s` on `s`" (`s` a new

@@ -12,6 +12,7 @@ enum Early {
     LastHost,
     NextToLast,
     ThirdToLast,
+    Packing,
 }
 
 /// What [`Search::settle`] leaves of a node.
@@ -89,7 +90,7 @@ impl Search<'_> {
     ) -> bool {
         let (pk, fit) = (&mut b.packing, &mut b.fit);
         let opt = &st.opt;
-        self.packing(st, (orphans, opt), pk);
+        self.packing(st, (orphans, opt), None, pk);
         let picked = pk.picked.len();
         if st.hosts + picked > self.k {
             return true;
@@ -98,7 +99,7 @@ impl Search<'_> {
         if self.packing
             && st.hosts + picked + 1 >= self.k
             && self.k >= st.hosts + 3
-            && !self.packing_fits(st, pk, st.hosts + picked < self.k, fit)
+            && !self.packing_fits(st, pk, (st.hosts + picked < self.k, None), fit)
         {
             self.packing_refuted += 1;
             return true;
@@ -167,6 +168,14 @@ impl Search<'_> {
                 }
                 fails.then_some(Early::ThirdToLast)
             }
+            Some(r) if (4..=self.early_packing).contains(&r) => {
+                let mut b = std::mem::take(&mut self.spare.bounds);
+                let fails = self.opening_overpacks(st, (s, p), need, &mut b);
+                if self.keeps() {
+                    self.spare.bounds = b;
+                }
+                fails.then_some(Early::Packing)
+            }
             _ => None,
         }
     }
@@ -216,6 +225,7 @@ impl Search<'_> {
                     Early::LastHost => &mut self.last_host_refuted,
                     Early::NextToLast => &mut self.next_to_last_refuted,
                     Early::ThirdToLast => &mut self.third_to_last_refuted,
+                    Early::Packing => &mut self.early_packing_refuted,
                 } += 1;
                 self.cap_refuted(&mut stack[level].st, s, p);
                 continue;

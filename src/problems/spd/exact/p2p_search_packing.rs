@@ -39,6 +39,10 @@ impl Packing {
     }
 }
 
+/// A branch's new host before its node is built: the server, its
+/// client's access on it, and that client (`None`: the node's own state).
+pub(super) type Opened = Option<(usize, f64, usize)>;
+
 #[derive(Clone, Copy)]
 pub(super) struct Cand {
     pub(super) pick: usize,
@@ -53,11 +57,24 @@ impl Search<'_> {
     /// the room left (then the node is refuted). Keeps each pick's
     /// candidates (those servers) for [`Search::packing_fits`].
     /// Into `pk`, its contents replaced (its buffers reused).
-    pub(super) fn packing(&self, st: &State, (orphans, opt): (&[u64], &Counts), pk: &mut Packing) {
+    ///
+    /// With `opened` (a server `s` not a host, a client's access `x` on it,
+    /// and that client), the packing is the one of the child where that
+    /// client opens `s`: `s` is a host (not a candidate, one less room) and
+    /// every candidate's window is narrowed against its envelope.
+    pub(super) fn packing(
+        &self,
+        st: &State,
+        (orphans, opt): (&[u64], &Counts),
+        opened: Opened,
+        pk: &mut Packing,
+    ) {
         let left = &mut pk.left;
         left.clear();
         left.extend_from_slice(orphans);
-        let room = self.k.saturating_sub(st.hosts);
+        let room = self
+            .k
+            .saturating_sub(st.hosts + usize::from(opened.is_some()));
         pk.picked.clear();
         pk.cands.clear();
         pk.of.clear();
@@ -78,7 +95,7 @@ impl Search<'_> {
                 break;
             }
             clear(left, o);
-            self.each_candidate(st, o, scratch, |s, x, win, z| {
+            self.each_candidate(st, (o, opened), scratch, |s, x, win, z| {
                 for (y, z) in left.iter_mut().zip(z) {
                     *y &= !z;
                 }
@@ -91,23 +108,31 @@ impl Search<'_> {
 
     /// Calls `f(s, x, window, bits)` for every non-host server `s` whose
     /// window holds orphan `o` (at access `x`): the window left by `o`'s
-    /// same-host pairs, and its clients as bits.
+    /// same-host pairs (and `opened`'s envelope), and its clients as bits.
     fn each_candidate(
         &self,
         st: &State,
-        o: usize,
+        (o, opened): (usize, Opened),
         scratch: &mut [u64],
         mut f: impl FnMut(usize, f64, (usize, usize), &[u64]),
     ) {
         for s in 0..st.env.len() {
-            if st.env[s].is_some() {
+            if st.env[s].is_some() || opened.is_some_and(|(t, _, _)| t == s) {
                 continue;
             }
             let Some(p) = self.pos(st, s, o) else {
                 continue;
             };
+            let mut win = st.win[s];
+            if let Some((t, y, _)) = opened {
+                // `o` itself must pair with the new host's client
+                win = self.narrow(s, win, t, y, y);
+                if p < win.0 || p >= win.1 {
+                    continue;
+                }
+            }
             let x = self.val(s, p);
-            let win = self.narrow(s, st.win[s], s, x, x);
+            let win = self.narrow(s, win, s, x, x);
             self.window_bits(s, win, scratch);
             f(s, x, win, scratch);
         }

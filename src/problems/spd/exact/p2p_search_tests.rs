@@ -328,6 +328,27 @@ fn third_to_last_check_changes_no_answer() {
     );
 }
 
+/// The check of branches opening a host with four or five hosts left by
+/// their child's packing ([`Search::opening_overpacks`]): with and without
+/// it, every decision on the paper's random P2P instances (upper and lower
+/// limits) ends the same way with the same solution and never more nodes,
+/// and it does refute branches.
+#[test]
+fn early_packing_changes_no_answer() {
+    on_off(
+        67,
+        ((20, 30), (60, 120)),
+        4..=12,
+        (
+            |s, on| s.set_early_packing(on),
+            |s| s.early_packing_refuted,
+            "branches refuted",
+            500,
+        ),
+        Agree::Solutions,
+    );
+}
+
 /// The two-server bound's narrowing ([`Search::pair_leaves_none`]): with
 /// and without it, every decision on the paper's random P2P instances
 /// (upper and lower limits) ends the same way with the same solution and
