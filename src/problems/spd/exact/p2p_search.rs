@@ -59,7 +59,7 @@
 //!    hosts left). One that opens a host with four or five left is
 //!    refuted when its child's orphan packing, made with it opened, is
 //!    over the room left or fails its check (`Search::opening_overpacks`:
-//!    at 200 × 1,000 f = 1.0, 95–99% of the nodes with three or four
+//!    at 200 × 1,000 f = 1.0, 93% of the nodes with three or four
 //!    hosts left died by their packing).
 //! 5. *Cuts* (upper limit only): once the branch "c on `s`" is refuted,
 //!    the later branches cut `s`'s window below `a(c,s)` when every top it
@@ -105,16 +105,16 @@ pub(crate) const MAX_PREFIX_WORDS: usize = 40_000_000;
 /// Most clients the search takes (its recursion depth grows with them).
 pub(crate) const MAX_CLIENTS: usize = 20_000;
 
-/// Stack bytes reserved per client for the recursion (a frame takes well
-/// under this; the reservation is virtual memory).
 /// Branches opening a host with 4 up to this many hosts left are checked
 /// by their child's orphan packing before their node
 /// ([`Search::opening_overpacks`]). At 200 × 1,000 f = 1.0 seed 3 (the
-/// refutation of 14 hosts, one thread) up to 5 left took 121 s, up to 4
-/// 128 s, up to 7 131 s, none 136 s: with more hosts left, fewer of the
-/// children die by their packing, and the check is made twice.
+/// refutation of 14 hosts, one thread, paired runs) up to 5 left took
+/// 122 s, up to 6 128 s, none 135 s: with more hosts left, more of the
+/// children live, and for them the check is made twice.
 const EARLY_PACKING: usize = 5;
 
+/// Stack bytes reserved per client for the recursion (a frame takes well
+/// under this; the reservation is virtual memory).
 const STACK_PER_CLIENT: usize = 16 << 10;
 
 /// Stack of a search thread for `clients` clients: one recursion level per
@@ -188,14 +188,18 @@ pub(crate) struct Search<'a> {
     /// Whether branches opening the third host from last are checked
     /// before their node ([`Search::third_to_last_fails`]).
     third_to_last: bool,
+    /// Branches that check refuted.
+    third_to_last_refuted: u64,
     /// Branches opening a host with 4 up to this many hosts left are
     /// checked by their child's packing before their node
     /// ([`Search::opening_overpacks`]; below 4: none).
     early_packing: usize,
     /// Branches that check refuted.
     early_packing_refuted: u64,
-    /// Branches that check refuted.
-    third_to_last_refuted: u64,
+    /// Tests: search every branch that check refutes to the end without
+    /// it, and panic when it finds a solution.
+    #[cfg(test)]
+    early_packing_verify: bool,
     /// Whether the two-server bound narrows the other windows against
     /// each pair ([`Search::pair_leaves_none`]).
     pair_narrowing: bool,
@@ -354,9 +358,11 @@ impl<'a> Search<'a> {
             next_to_last: true,
             next_to_last_refuted: 0,
             third_to_last: true,
+            third_to_last_refuted: 0,
             early_packing: EARLY_PACKING,
             early_packing_refuted: 0,
-            third_to_last_refuted: 0,
+            #[cfg(test)]
+            early_packing_verify: false,
             pair_narrowing: true,
             pair_narrowing_refuted: 0,
             path: Vec::new(),
@@ -433,6 +439,13 @@ impl<'a> Search<'a> {
     #[cfg(test)]
     pub(crate) fn set_early_packing(&mut self, on: bool) {
         self.early_packing = if on { EARLY_PACKING } else { 0 };
+    }
+
+    /// Whether every branch that check refutes is searched to the end
+    /// without it (a solution there panics).
+    #[cfg(test)]
+    pub(crate) fn set_early_packing_verify(&mut self, on: bool) {
+        self.early_packing_verify = on;
     }
 
     /// Whether the two-server bound narrows the other windows against

@@ -187,7 +187,6 @@ impl Search<'_> {
         if picked > room {
             return true;
         }
-
         self.packing
             && room >= 3
             && picked + 1 >= room

@@ -331,8 +331,8 @@ impl Search<'_> {
     /// computed for that union are spared: 1.5% of a hard refutation).
     /// A server's window bits are computed once per check, when a client
     /// left over first might go to it; a server is tested first on one
-    /// client of `left` by its
-    /// position, then on `left`'s nonzero words only: `O(a + a'·z)` for
+    /// client of `left` by its position, then on `left`'s nonzero words
+    /// only: `O(a + a'·z)` for
     /// `a` servers, `a'` of them holding that client, and `z` such words,
     /// plus `O(h·(r·log m + m/64))` for the `h` servers that hold `left`.
     fn fit_extra(&self, f: &mut Fit, left: &[u64], spare: &mut [u64]) -> bool {

@@ -174,10 +174,32 @@ impl Search<'_> {
                 if self.keeps() {
                     self.spare.bounds = b;
                 }
+                #[cfg(test)]
+                if fails && self.early_packing_verify {
+                    self.verify_dead(st, (s, p));
+                }
                 fails.then_some(Early::Packing)
             }
             _ => None,
         }
+    }
+
+    /// Tests: searches the branch's child to the end with no early
+    /// packing check and no node budget; panics when it has a solution.
+    #[cfg(test)]
+    fn verify_dead(&self, st: &State, (s, p): (usize, usize)) {
+        let mut other = self.clone();
+        other.early_packing = 0;
+        other.budget = u64::MAX;
+        let mut child = st.clone();
+        other.put(&mut child, s, p);
+        let found = other.node(child, &mut Vec::new());
+        assert!(
+            !matches!(found, Ok(Some(_))),
+            "the early packing check refuted a branch with a solution (s {s}, p {p}, {} hosts of {})",
+            st.hosts,
+            self.k
+        );
     }
 
     /// Tries the branches of `frame` in order; a refuted branch cuts its

@@ -349,6 +349,25 @@ fn early_packing_changes_no_answer() {
     );
 }
 
+/// Every branch the early packing check refutes, searched to the end
+/// without it, has no solution (every decision on 400 paper instances,
+/// upper and lower limits; the check's first version failed this).
+#[test]
+fn early_packing_refutes_only_dead_branches() {
+    on_off(
+        71,
+        ((20, 30), (60, 120)),
+        4..=12,
+        (
+            |s, on| s.set_early_packing_verify(on),
+            |s| s.early_packing_refuted,
+            "branches refuted and verified",
+            500,
+        ),
+        Agree::Nodes,
+    );
+}
+
 /// The two-server bound's narrowing ([`Search::pair_leaves_none`]): with
 /// and without it, every decision on the paper's random P2P instances
 /// (upper and lower limits) ends the same way with the same solution and
