@@ -194,6 +194,21 @@ fn structural_violations(inst: &SpdInstance, sol: &SpdSolution) -> Vec<String> {
     v
 }
 
+/// The distinct hosts of an assignment, ascending.
+pub(crate) fn hosts_of(assign: &[usize]) -> Vec<usize> {
+    sorted_unique(assign.to_vec())
+}
+
+/// Per server, the [`Extremes`] of its clients' accesses in `assign`
+/// (which must name valid servers): `O(m + n)`.
+pub(crate) fn p2p_extremes(inst: &SpdInstance, assign: &[usize]) -> Vec<Extremes> {
+    let mut ext = vec![Extremes::EMPTY; inst.servers()];
+    for (c, &s) in assign.iter().enumerate() {
+        ext[s].push(inst.access(c, s));
+    }
+    ext
+}
+
 fn sorted_unique(mut xs: Vec<usize>) -> Vec<usize> {
     xs.sort_unstable();
     xs.dedup();
@@ -277,11 +292,8 @@ impl Extremes {
 /// a single client: no pair), `O(m + k²)` for `m` clients and `k` hosts.
 /// The assignment must name valid servers (the structural checks first).
 pub(crate) fn p2p_pair_range(inst: &SpdInstance, sol: &SpdSolution) -> (f64, f64) {
-    let mut ext = vec![Extremes::EMPTY; inst.servers()];
-    for (c, &s) in sol.assign.iter().enumerate() {
-        ext[s].push(inst.access(c, s));
-    }
-    let host_list = sorted_unique(sol.assign.clone());
+    let ext = p2p_extremes(inst, &sol.assign);
+    let host_list = hosts_of(&sol.assign);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for (i, &s) in host_list.iter().enumerate() {
         let e = ext[s];

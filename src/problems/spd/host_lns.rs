@@ -39,6 +39,7 @@
 use crate::core::engine::{Ctx, Engine};
 use crate::core::{ParamSpec, SolveOptions, StopReason};
 use crate::problems::spd::engines::{for_models, SpdOutcome};
+use crate::problems::spd::eval::hosts_of;
 use crate::problems::spd::exact::p2p::{allowed_pairs, Limits};
 use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{score, Deadline, Probe, Scored};
@@ -140,14 +141,6 @@ fn dives(
         .flat_map(|r| hosts.iter().map(move |&h| (r, h)))
         .map(|(r, h)| group(inst, &hosts, h, r));
     dive_groups(pair, assign, k, groups, nodes)
-}
-
-/// The distinct hosts of `assign`, ascending.
-pub(crate) fn hosts_of(assign: &[usize]) -> Vec<usize> {
-    let mut h = assign.to_vec();
-    h.sort_unstable();
-    h.dedup();
-    h
 }
 
 /// Dives from `assign` with at most `k` hosts, one per closed-host set of

@@ -28,10 +28,11 @@
 
 use super::next_down;
 use crate::core::StageStep;
+use crate::problems::spd::eval::{hosts_of, p2p_extremes};
 use crate::problems::spd::exact::p2p::{allowed_pairs, pair_q, Limits};
 use crate::problems::spd::exact::p2p_search::Search;
 use crate::problems::spd::exact::{Deadline, Scored};
-use crate::problems::spd::host_lns::{dive_groups, group, hosts_of};
+use crate::problems::spd::host_lns::{dive_groups, group};
 use crate::problems::spd::model::SpdInstance;
 use std::time::Instant;
 
@@ -98,27 +99,19 @@ pub(crate) fn delay_dives(
 }
 
 /// Per server: is it a host of `assign` with a pair above `hi` (`hosts`:
-/// the hosts, ascending)?
+/// the hosts, ascending)? Each host's two largest accesses from the
+/// evaluator's [`p2p_extremes`], its pairs summed by [`pair_q`] as the
+/// evaluator sums them.
 fn hosts_at_max(inst: &SpdInstance, assign: &[usize], hosts: &[usize], hi: f64) -> Vec<bool> {
-    let n = inst.servers();
-    // each host's two largest accesses
-    let mut top = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); n];
-    for (c, &s) in assign.iter().enumerate() {
-        let x = inst.access(c, s);
-        let t = &mut top[s];
-        if x > t.0 {
-            *t = (x, t.0);
-        } else if x > t.1 {
-            t.1 = x;
-        }
-    }
-    let mut at_max = vec![false; n];
+    let ext = p2p_extremes(inst, assign);
+    let mut at_max = vec![false; inst.servers()];
     for (i, &s) in hosts.iter().enumerate() {
-        if top[s].1 > f64::NEG_INFINITY && pair_q(inst, s, top[s].0, s, top[s].1) > hi {
+        let e = ext[s];
+        if e.count >= 2 && pair_q(inst, s, e.max1, s, e.max2) > hi {
             at_max[s] = true;
         }
         for &t in &hosts[i + 1..] {
-            if pair_q(inst, s, top[s].0, t, top[t].0) > hi {
+            if pair_q(inst, s, e.max1, t, ext[t].max1) > hi {
                 at_max[s] = true;
                 at_max[t] = true;
             }
