@@ -62,10 +62,11 @@ impl Search<'_> {
         orphans: &[u64],
         scratch: &mut [u64],
     ) -> bool {
-        if orphans.iter().all(|&x| x == 0) {
+        let Some(first) = ones(orphans).next() else {
             return true;
-        }
-        (0..st.env.len()).any(|s| {
+        };
+        // (only servers holding one of them)
+        self.holding(st, first).any(|(s, _)| {
             if st.env[s].is_some() {
                 return false;
             }
@@ -190,14 +191,10 @@ impl Search<'_> {
         wins: &mut [Option<(usize, usize)>],
         out: &mut Vec<usize>,
     ) {
-        let n = st.env.len();
-        for s in 0..n {
+        for (s, p) in self.holding(st, o) {
             if st.env[s].is_some() || opening.is_some_and(|(t, _, _)| t == s) {
                 continue;
             }
-            let Some(p) = self.pos(st, s, o) else {
-                continue;
-            };
             if opening.is_some() {
                 let (a, b) = self.pair_win(st, s, opening, wins);
                 if p < a || p >= b {

@@ -10,6 +10,7 @@ use super::{Search, State};
 use crate::problems::spd::eval::Extremes;
 use crate::problems::spd::exact::p2p::pair_q;
 use rand::Rng;
+use std::sync::Arc;
 
 impl Search<'_> {
     /// After the branch "client at position `p` of `s` on `s`" is refuted,
@@ -119,8 +120,8 @@ impl Search<'_> {
         let Some(o) = least.or_else(|| ones(need).next()) else {
             return false;
         };
-        let others = (0..st.env.len()).filter(|&u| u != s && st.env[u].is_none());
-        for u in others.filter(|&u| self.pos(st, u, o).is_some()) {
+        let others = self.holding(st, o).map(|(u, _)| u);
+        for u in others.filter(|&u| u != s && st.env[u].is_none()) {
             if takes(u, spare) {
                 return false;
             }
@@ -300,7 +301,10 @@ impl Search<'_> {
     ) -> Vec<(usize, usize)> {
         let mut hosts = Vec::new();
         let mut fresh = Vec::new();
-        for s in 0..st.env.len() {
+        // (the list shared, as the loop draws from `self.rng`)
+        let servers_of = Arc::clone(&self.servers_of);
+        for &s in &servers_of[c] {
+            let s = s as usize;
             let Some(p) = self.pos(st, s, c) else {
                 continue;
             };

@@ -7,7 +7,8 @@
 //! equals the room left (`k` minus the open hosts), or is one short of
 //! it, the check that its new hosts fit together runs ([`super::fit`]).
 //!
-//! Complexity: `O(r·n·(log m + m/64))` for `r` picks, `n` servers and `m`
+//! Complexity: `O(r·n'·(log m + m/64))` for `r` picks, at most `n'`
+//! servers on a pick's list (of `n`; [`Search::holding`]) and `m`
 //! clients, keeping its `a` candidates' windows (`a·⌈m/64⌉` words) for
 //! the check.
 
@@ -116,13 +117,10 @@ impl Search<'_> {
         scratch: &mut [u64],
         mut f: impl FnMut(usize, f64, (usize, usize), &[u64]),
     ) {
-        for s in 0..st.env.len() {
+        for (s, p) in self.holding(st, o) {
             if st.env[s].is_some() || opened.is_some_and(|(t, _, _)| t == s) {
                 continue;
             }
-            let Some(p) = self.pos(st, s, o) else {
-                continue;
-            };
             let mut win = st.win[s];
             if let Some((t, y, _)) = opened {
                 // `o` itself must pair with the new host's client

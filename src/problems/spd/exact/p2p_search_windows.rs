@@ -309,6 +309,19 @@ impl Search<'_> {
         let p = self.at[c * st.win.len() + s] as usize;
         (a <= p && p < b).then_some(p)
     }
+
+    /// The servers whose window holds client `c`, ascending, with its
+    /// position on each ([`Search::pos`] over `c`'s servers only).
+    pub(super) fn holding<'s>(
+        &'s self,
+        st: &'s State,
+        c: usize,
+    ) -> impl Iterator<Item = (usize, usize)> + 's {
+        self.servers_of[c].iter().filter_map(move |&s| {
+            let s = s as usize;
+            self.pos(st, s, c).map(|p| (s, p))
+        })
+    }
 }
 
 /// The number of leading values of `v` that satisfy `ok` (true, then
