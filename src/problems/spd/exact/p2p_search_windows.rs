@@ -381,6 +381,44 @@ fn partition(v: &[f64], ok: impl Fn(f64) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{gallop_down, gallop_up};
+    use crate::core::Deadline;
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    use crate::problems::spd::exact::p2p_search::tests::paper_case;
+    use crate::problems::spd::exact::p2p_search::Search;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// `holding` (a client's list) gives the servers and positions the
+    /// loop over every server with `pos` gives, in the same order, also
+    /// with narrowed windows.
+    #[test]
+    fn holding_equals_every_server_by_position() {
+        let mut rng = ChaCha8Rng::seed_from_u64(41);
+        let mut checked = 0;
+        for seed in 0..60 {
+            let (inst, lim) = paper_case(&mut rng, seed);
+            let Ok(lists) = allowed_pairs(&inst, &lim) else {
+                continue;
+            };
+            let search = Search::new(&inst, lim, lists, Deadline::none()).expect("small");
+            let mut st = search.root_state();
+            for win in st.win.iter_mut() {
+                if win.1 > win.0 && rng.random::<bool>() {
+                    let a = rng.random_range(win.0..win.1);
+                    *win = (a, rng.random_range(a..=win.1));
+                }
+            }
+            for c in 0..inst.clients() {
+                let all: Vec<(usize, usize)> = (0..st.win.len())
+                    .filter_map(|s| search.pos(&st, s, c).map(|p| (s, p)))
+                    .collect();
+                let listed: Vec<(usize, usize)> = search.holding(&st, c).collect();
+                assert_eq!(listed, all, "seed {seed}, client {c}");
+                checked += all.len();
+            }
+        }
+        assert!(checked > 1000, "only {checked} positions checked");
+    }
 
     #[test]
     fn gallops_equal_partition_point() {
