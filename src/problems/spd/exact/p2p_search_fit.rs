@@ -105,14 +105,10 @@ impl Search<'_> {
         let w = self.w;
         b.hosts.clear();
         let fresh = opened.map(|(s, _, _)| s);
-        let against = |h: usize| match opened {
-            Some((s, x, _)) => self.narrow(h, st.win[h], s, x, x),
-            None => st.win[h],
-        };
         b.hosts.extend(
             (0..st.env.len())
                 .filter(|&h| st.env[h].is_some() || Some(h) == fresh)
-                .map(|h| (h, against(h))),
+                .map(|h| (h, self.window_opened(st, h, opened))),
         );
         let nh = b.hosts.len();
         b.live.clear();
@@ -309,15 +305,11 @@ impl Search<'_> {
     /// ([`Search::fit_extra`]).
     fn extra_servers(&self, st: &State, opened: Opened, ex: &mut Extra) {
         ex.servers.clear();
-        let against = |t: usize| match opened {
-            Some((s, x, _)) => self.narrow(t, st.win[t], s, x, x),
-            None => st.win[t],
-        };
         let fresh = opened.map(|(s, _, _)| s);
         ex.servers.extend(
             (0..st.env.len())
                 .filter(|&t| st.env[t].is_none() && Some(t) != fresh)
-                .map(|t| (t, against(t)))
+                .map(|t| (t, self.window_opened(st, t, opened)))
                 .filter(|&(_, win)| win.0 < win.1),
         );
         fill(&mut ex.index, st.env.len(), u32::MAX);

@@ -53,6 +53,15 @@ pub(super) struct Cand {
 }
 
 impl Search<'_> {
+    /// Server `t`'s window, narrowed against `opened`'s envelope (its
+    /// client's access on the new host) when there is one.
+    pub(super) fn window_opened(&self, st: &State, t: usize, opened: Opened) -> (usize, usize) {
+        match opened {
+            Some((s, x, _)) => self.narrow(t, st.win[t], s, x, x),
+            None => st.win[t],
+        }
+    }
+
     /// The greedy packing: orphans by fewest options; each pick removes
     /// the orphans some non-host server could take with it. Stops one past
     /// the room left (then the node is refuted). Keeps each pick's
@@ -121,13 +130,10 @@ impl Search<'_> {
             if st.env[s].is_some() || opened.is_some_and(|(t, _, _)| t == s) {
                 continue;
             }
-            let mut win = st.win[s];
-            if let Some((t, y, _)) = opened {
-                // `o` itself must pair with the new host's client
-                win = self.narrow(s, win, t, y, y);
-                if p < win.0 || p >= win.1 {
-                    continue;
-                }
+            // `o` itself must pair with the new host's client
+            let win = self.window_opened(st, s, opened);
+            if p < win.0 || p >= win.1 {
+                continue;
             }
             let x = self.val(s, p);
             let win = self.narrow(s, win, s, x, x);
