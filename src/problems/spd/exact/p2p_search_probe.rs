@@ -1,7 +1,9 @@
 //! Failed-literal probing ("shaving") for the search ([`super`]): before
 //! a hard decision of `k` hosts, allowed pairs `(c, s)` are tried alone,
 //! "client `c` on server `s` with at most `k` hosts", each by a search of
-//! at most [`PER_PROBE`] nodes. A probe that finishes without a solution
+//! at most [`PER_PROBE`] nodes (a last, deeper pass of [`ESCALATE`] times
+//! that when the passes fade and the decision is still open). A probe
+//! that finishes without a solution
 //! proves that no assignment with at most `k` hosts puts `c` on `s`, so
 //! the pair is dropped for this decision; a probe that finds a solution
 //! answers it. Dropping pairs narrows every window, option count and
@@ -19,7 +21,8 @@
 //! pairs narrow the search more (`decide_lower`).
 //!
 //! Complexity: a pass is `O(n · log m)` probes of at most [`PER_PROBE`]
-//! nodes each, for `n` servers and `m` clients.
+//! nodes each (the escalated pass [`ESCALATE`] times that), for `n`
+//! servers and `m` clients.
 
 use super::descent::Descent;
 use super::{Search, State, Stop};
@@ -27,6 +30,7 @@ use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{pair_q, Limits};
 use crate::problems::spd::exact::{p2p_support, Deadline, Probe};
 use crate::problems::spd::model::SpdInstance;
+use std::ops::ControlFlow;
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
@@ -47,6 +51,27 @@ const MAX_PASSES: usize = 4;
 /// 27,000–31,000 nodes each), while the plain search between them is a
 /// restart from scratch.
 const FADE: usize = 8;
+
+/// Once the passes fade (or [`MAX_PASSES`] ran) and a plain search as
+/// long as a deeper pass would take still leaves the decision open, one
+/// last pass probes with this many times [`PER_PROBE`] nodes a probe: the
+/// refutations 20 nodes miss, which decide the final search's size where
+/// it is large. Measured (200 × 1,000, host stage; `docs/spd-scale.md`,
+/// twenty-seventh round): one thread, CPU time, f = 1.0 seed 3 102.9 →
+/// 42.6 s (the refutation of 14 hosts 6.95 → 1.78 million nodes), f = 1.1
+/// seed 2 136.9 → 110.2 s, seed 1 78.7 → 65.8 s (×4: 65.7 s at f = 1.0
+/// seed 3; ×16: 45.1 s there and 121.7 s at f = 1.1 seed 2; every pass at
+/// 150 nodes: 40.1 and 124.3 s, but twice the time at f = 1.3). Two
+/// threads, 60 s: f = 1.1 seed 2 proven in 57.0 s (undecided before), f
+/// = 1.0 seed 3 52.2 → 25.0 s, f = 1.1 seed 1 41.5 → 36.7 s; f = 1.2 seeds
+/// 1 and 3 9.4 → 13.1 s and 9.3 → 13.3 s (the passes run on one thread).
+/// Not under a descent: at 160 × 800 the delay stage took 3.0 → 6.0 s
+/// (f = 1.1 seed 3) and 3.4 → 6.6 s (f = 1.0 seed 3) with it.
+pub(super) const ESCALATE: u64 = 8;
+
+/// Escalated passes the tests ran ([`ESCALATE`]).
+#[cfg(test)]
+pub(super) static ESCALATED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// What a probing pass found.
 pub(crate) enum Shave {
@@ -174,8 +199,11 @@ impl Search<'_> {
 /// filter's support rounds drop what lost its support, and the search is
 /// tried again with as many nodes as the pass took; after [`MAX_PASSES`]
 /// passes, a pass that drops nothing, or one that drops under `1 /`
-/// [`FADE`] of what the first dropped, the search runs without a node
-/// limit (the deadline still holds), split over the run's threads
+/// [`FADE`] of what the first dropped, the search is tried with
+/// [`ESCALATE`] times the pass's nodes and then one deeper pass runs
+/// ([`ESCALATE`] times [`PER_PROBE`] nodes a probe; not under a descent,
+/// whose final search starts at once); then the search runs without a
+/// node limit (the deadline still holds), split over the run's threads
 /// ([`Search::decide_split`]: the same answer on any thread count). With a
 /// lower limit, see `decide_lower`. `None` when the search declines the
 /// instance.
@@ -210,6 +238,13 @@ pub(crate) struct Plan<'b> {
     /// delay, and the search runs one piece per such pair
     /// ([`Search::decide_critical`]).
     pub critical: bool,
+    /// Nodes a probe may take in the first passes ([`PER_PROBE`]; the
+    /// tests cut it so that small decisions reach the deeper pass, of
+    /// [`ESCALATE`] times this many).
+    pub per_probe: u64,
+    /// Whether a plain search follows each pass (the tests turn them off,
+    /// so that small decisions reach the deeper pass).
+    pub restarts: bool,
 }
 
 impl Default for Plan<'_> {
@@ -219,6 +254,8 @@ impl Default for Plan<'_> {
             busy: None,
             descent: None,
             critical: false,
+            per_probe: PER_PROBE,
+            restarts: true,
         }
     }
 }
@@ -232,54 +269,80 @@ pub(crate) fn decide_planned(
     plan: Plan,
     dl: &Deadline,
 ) -> Option<Probe> {
-    let Plan {
-        first_try,
-        busy,
-        descent,
-        critical,
-    } = plan;
     if lim.lo > f64::NEG_INFINITY {
-        let plan = Plan {
-            first_try,
-            busy,
-            descent,
-            critical,
-        };
         return decide_lower(inst, lim, lists, k, plan, dl);
     }
     let threads = install(dl, rayon::current_num_threads);
-    let mut search = Search::new(inst, lim, lists, dl.clone())?;
-    search.set_descent(descent.clone());
-    let mut budget = first_try;
+    let descent = plan.descent.is_some();
+    let mut search = match probed(inst, Search::new(inst, lim, lists, dl.clone())?, k, &plan) {
+        ControlFlow::Continue(search) => search,
+        ControlFlow::Break(settled) => return settled,
+    };
+    if descent {
+        search.enable_caps();
+    }
+    Some(search.decide_split(k, threads, plan.busy))
+}
+
+/// The plain searches and probing passes before a decision's final
+/// search: `Continue` with the search over the pairs kept, or `Break`
+/// with the decision's answer when one of them settled it (`None`: the
+/// search declined the instance).
+fn probed<'a>(
+    inst: &'a SpdInstance,
+    mut search: Search<'a>,
+    k: usize,
+    plan: &Plan,
+) -> ControlFlow<Option<Probe>, Search<'a>> {
+    let dl = search.deadline.clone();
+    search.set_descent(plan.descent.clone());
+    let mut budget = plan.first_try;
     let mut first_drop = None;
-    for _ in 0..MAX_PASSES {
-        match search.decide(k, budget) {
+    let (mut per_probe, mut passes) = (plan.per_probe, 0);
+    loop {
+        let now = if passes == 0 || plan.restarts {
+            budget
+        } else {
+            0
+        };
+        match search.decide(k, now) {
             Probe::Unknown(_) if !dl.expired() => {}
-            settled => return Some(settled),
+            settled => return ControlFlow::Break(Some(settled)),
         }
         let before = search.nodes();
-        let (mut kept, dropped) = match search.shave(k, PER_PROBE) {
-            Shave::Found(p) => return Some(p),
-            Shave::Stopped(why) => return Some(Probe::Unknown(why)),
+        #[cfg(test)]
+        if per_probe > plan.per_probe {
+            ESCALATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let (mut kept, dropped) = match search.shave(k, per_probe) {
+            Shave::Found(p) => return ControlFlow::Break(Some(p)),
+            Shave::Stopped(why) => return ControlFlow::Break(Some(Probe::Unknown(why))),
             Shave::Kept(kept, dropped) => (kept, dropped),
         };
         // (a descent's probes may have tightened the limit)
         let lim = search.lim;
         if dropped > 0 && support(inst, &lim, &mut kept).is_err() {
-            return Some(Probe::Infeasible);
+            return ControlFlow::Break(Some(Probe::Infeasible));
         }
-        budget = budget.max(search.nodes() - before).max(1);
-        search = Search::new(inst, lim, kept, dl.clone())?;
-        search.set_descent(descent.clone());
+        let pass_nodes = search.nodes() - before;
+        budget = budget.max(pass_nodes).max(1);
+        let Some(next) = Search::new(inst, lim, kept, dl.clone()) else {
+            return ControlFlow::Break(None);
+        };
+        search = next;
+        search.set_descent(plan.descent.clone());
+        passes += 1;
         let first = *first_drop.get_or_insert(dropped);
-        if dropped == 0 || dropped.saturating_mul(FADE) < first {
-            break;
+        let faded = passes >= MAX_PASSES || dropped == 0 || dropped.saturating_mul(FADE) < first;
+        if per_probe > plan.per_probe || (faded && plan.descent.is_some()) {
+            return ControlFlow::Continue(search);
+        }
+        if faded {
+            // a plain search about as long as a deeper pass, then that pass
+            budget = budget.max(pass_nodes.saturating_mul(ESCALATE));
+            per_probe = plan.per_probe.saturating_mul(ESCALATE);
         }
     }
-    if descent.is_some() {
-        search.enable_caps();
-    }
-    Some(search.decide_split(k, threads, busy))
 }
 
 /// A decision with a lower limit: the probes run under the upper limit

@@ -111,7 +111,7 @@ fn probing_drops_only_pairs_no_solution_uses() {
         let Ok(lists) = allowed_pairs(&inst, &lim) else {
             continue;
         };
-        let per = [1, 20][seed as usize % 2];
+        let per = [1, probe::PER_PROBE, probe::PER_PROBE * probe::ESCALATE][seed as usize % 3];
         let mut search = Search::new(&inst, lim, lists.clone(), Deadline::none()).expect("small");
         match search.shave(k, per) {
             Shave::Found(Probe::Feasible(sc)) => {
@@ -176,6 +176,58 @@ fn probed_decision_matches_brute_force() {
             Probe::Unknown(why) => panic!("seed {seed}: {why}"),
         }
     }
+}
+
+/// With probes of one node and no plain search between passes (so that
+/// passes fade with the decision open and the deeper pass, of
+/// [`probe::ESCALATE`] nodes a probe, runs), the probed
+/// decision agrees with the plain search on paper instances of 20–30
+/// servers, at every host count up to the least.
+#[test]
+fn escalated_probing_agrees_with_the_plain_search() {
+    use crate::problems::spd::exact::p2p::allowed_pairs;
+    use std::sync::atomic::Ordering;
+    let before = probe::ESCALATED.load(Ordering::Relaxed);
+    let mut rng = ChaCha8Rng::seed_from_u64(37);
+    for seed in 0..24 {
+        let (inst, lim) = paper_case_sized(&mut rng, seed, (20, 30), (60, 120));
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        if lim.lo > f64::NEG_INFINITY {
+            continue;
+        }
+        for k in 1..=inst.servers() {
+            let mut plain =
+                Search::new(&inst, lim, lists.clone(), Deadline::none()).expect("small");
+            let want = matches!(plain.decide(k, u64::MAX / 2), Probe::Feasible(_));
+            let plan = probe::Plan {
+                first_try: 1,
+                per_probe: 1,
+                restarts: false,
+                ..Default::default()
+            };
+            let got = probe::decide_planned(&inst, lim, lists.clone(), k, plan, &Deadline::none());
+            match got.expect("small") {
+                Probe::Feasible(sc) => {
+                    assert!(want, "seed {seed}, k {k}: the plain search refutes it");
+                    assert!(
+                        sc.metrics.hosts <= k && lim.fits(sc.metrics.delay),
+                        "seed {seed}"
+                    );
+                }
+                Probe::Infeasible => {
+                    assert!(!want, "seed {seed}, k {k}: the plain search finds one")
+                }
+                Probe::Unknown(why) => panic!("seed {seed}, k {k}: {why}"),
+            }
+            if want {
+                break;
+            }
+        }
+    }
+    let escalated = probe::ESCALATED.load(Ordering::Relaxed) - before;
+    assert!(escalated > 0, "no deeper pass ran");
 }
 
 /// The rule behind probing's binary search, on every position brute force
