@@ -65,13 +65,16 @@ const FADE: usize = 8;
 /// threads, 60 s: f = 1.1 seed 2 proven in 57.0 s (undecided before), f
 /// = 1.0 seed 3 52.2 → 25.0 s, f = 1.1 seed 1 41.5 → 36.7 s; f = 1.2 seeds
 /// 1 and 3 9.4 → 13.1 s and 9.3 → 13.3 s (the passes run on one thread).
-/// Not under a descent: at 160 × 800 the delay stage took 3.0 → 6.0 s
+/// Not under a descent: at 160 × 800 the delay stage took 2.9 → 6.0 s
 /// (f = 1.1 seed 3) and 3.4 → 6.6 s (f = 1.0 seed 3) with it.
 pub(super) const ESCALATE: u64 = 8;
 
-/// Escalated passes the tests ran ([`ESCALATE`]).
 #[cfg(test)]
-pub(super) static ESCALATED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+thread_local! {
+    /// Deeper passes ([`ESCALATE`]) run on this thread (per thread, so that
+    /// a test counts its own decisions, not those of tests beside it).
+    pub(super) static ESCALATED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
 
 /// What a probing pass found.
 pub(crate) enum Shave {
@@ -312,7 +315,7 @@ fn probed<'a>(
         let before = search.nodes();
         #[cfg(test)]
         if per_probe > plan.per_probe {
-            ESCALATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            ESCALATED.with(|n| n.set(n.get() + 1));
         }
         let (mut kept, dropped) = match search.shave(k, per_probe) {
             Shave::Found(p) => return ControlFlow::Break(Some(p)),
