@@ -606,6 +606,8 @@ mod lns;
 mod node;
 #[path = "p2p_search_packing.rs"]
 mod packing;
+#[path = "p2p_search_pass.rs"]
+mod pass;
 #[path = "p2p_search_probe.rs"]
 pub(crate) mod probe;
 #[path = "p2p_search_spare.rs"]

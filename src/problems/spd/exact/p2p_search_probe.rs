@@ -20,11 +20,15 @@
 //! limit alone, and not at all in the variation stage, whose critical
 //! pairs narrow the search more (`decide_lower`).
 //!
+//! A pass's servers are probed on the run's threads ([`super::pass`]):
+//! the same pairs dropped, or the same solution found, on any count.
+//!
 //! Complexity: a pass is `O(n · log m)` probes of at most [`PER_PROBE`]
 //! nodes each (the escalated pass [`ESCALATE`] times that), for `n`
 //! servers and `m` clients.
 
 use super::descent::Descent;
+pub(crate) use super::pass::PassThreads;
 use super::{Search, State, Stop};
 use crate::lp::model_out::install;
 use crate::problems::spd::exact::p2p::{pair_q, Limits};
@@ -64,7 +68,9 @@ const FADE: usize = 8;
 /// 150 nodes: 40.1 and 124.3 s, but twice the time at f = 1.3). Two
 /// threads, 60 s: f = 1.1 seed 2 proven in 57.0 s (undecided before), f
 /// = 1.0 seed 3 52.2 → 25.0 s, f = 1.1 seed 1 41.5 → 36.7 s; f = 1.2 seeds
-/// 1 and 3 9.4 → 13.1 s and 9.3 → 13.3 s (the passes run on one thread).
+/// 1 and 3 9.4 → 13.1 s and 9.3 → 13.3 s while the passes ran on one
+/// thread (on both since [`super::pass`]: host stage 11.3 → 8.6 s and
+/// 11.4 → 8.3 s).
 /// Not under a descent: at 160 × 800 the delay stage took 2.9 → 6.0 s
 /// (f = 1.1 seed 3) and 3.4 → 6.6 s (f = 1.0 seed 3) with it.
 pub(super) const ESCALATE: u64 = 8;
@@ -96,11 +102,12 @@ pub(super) enum PassEnd {
 }
 
 impl Search<'_> {
-    /// One probing pass at `k` hosts with `per_probe` nodes a probe
-    /// (upper limit only: with a lower limit nothing is probed).
-    pub(crate) fn shave(&mut self, k: usize, per_probe: u64) -> Shave {
+    /// One probing pass at `k` hosts with `per_probe` nodes a probe on
+    /// `on`'s threads ([`Search::probe_pass`]; upper limit only: with a
+    /// lower limit nothing is probed).
+    pub(crate) fn shave(&mut self, k: usize, per_probe: u64, on: PassThreads) -> Shave {
         self.k = k;
-        let run = self.deep(|s| s.probe_all(per_probe));
+        let run = self.probe_pass(per_probe, on);
         let dead = match run {
             Err(why) => return Shave::Stopped(why),
             Ok(Err(Stop::Deadline | Stop::Beaten)) => {
@@ -138,18 +145,40 @@ impl Search<'_> {
             return Ok(PassEnd::Dead(dead));
         }
         for (s, d) in dead.iter_mut().enumerate() {
-            let (mut lo, mut hi) = (0, d.len());
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                match self.probe_one(&root, s, mid, per_probe)? {
-                    Some(done) => return Ok(PassEnd::Solution(done)),
-                    None if self.refuted => hi = mid,
-                    None => lo = mid + 1,
-                }
+            if let Some(done) = self.probe_server(&root, s, per_probe, d, || false)? {
+                return Ok(PassEnd::Solution(done));
             }
-            self.drop_above(s, hi, d);
         }
         Ok(PassEnd::Dead(dead))
+    }
+
+    /// Server `s`'s binary search for its first refuted position, marked
+    /// in `dead` with every later one it refutes; `Some` a probe's
+    /// solution. `abandon` is looked at before each probe (then
+    /// `Err(Stop::Beaten)`: a parallel pass knows a solution at an earlier
+    /// server, [`super::pass`]).
+    pub(super) fn probe_server(
+        &mut self,
+        root: &State,
+        s: usize,
+        per_probe: u64,
+        dead: &mut [bool],
+        abandon: impl Fn() -> bool,
+    ) -> Result<Option<Box<State>>, Stop> {
+        let (mut lo, mut hi) = (0, dead.len());
+        while lo < hi {
+            if abandon() {
+                return Err(Stop::Beaten);
+            }
+            let mid = lo + (hi - lo) / 2;
+            match self.probe_one(root, s, mid, per_probe)? {
+                Some(done) => return Ok(Some(done)),
+                None if self.refuted => hi = mid,
+                None => lo = mid + 1,
+            }
+        }
+        self.drop_above(s, hi, dead);
+        Ok(None)
     }
 
     /// Probes position `i` of server `s`: `Some` a solution, else
@@ -277,7 +306,17 @@ pub(crate) fn decide_planned(
     }
     let threads = install(dl, rayon::current_num_threads);
     let descent = plan.descent.is_some();
-    let mut search = match probed(inst, Search::new(inst, lim, lists, dl.clone())?, k, &plan) {
+    let on = PassThreads {
+        threads,
+        busy: plan.busy,
+    };
+    let mut search = match probed(
+        inst,
+        Search::new(inst, lim, lists, dl.clone())?,
+        k,
+        &plan,
+        on,
+    ) {
         ControlFlow::Continue(search) => search,
         ControlFlow::Break(settled) => return settled,
     };
@@ -296,6 +335,7 @@ fn probed<'a>(
     mut search: Search<'a>,
     k: usize,
     plan: &Plan,
+    on: PassThreads,
 ) -> ControlFlow<Option<Probe>, Search<'a>> {
     let dl = search.deadline.clone();
     search.set_descent(plan.descent.clone());
@@ -317,7 +357,7 @@ fn probed<'a>(
         if per_probe > plan.per_probe {
             ESCALATED.with(|n| n.set(n.get() + 1));
         }
-        let (mut kept, dropped) = match search.shave(k, per_probe) {
+        let (mut kept, dropped) = match search.shave(k, per_probe, on) {
             Shave::Found(p) => return ControlFlow::Break(Some(p)),
             Shave::Stopped(why) => return ControlFlow::Break(Some(Probe::Unknown(why))),
             Shave::Kept(kept, dropped) => (kept, dropped),
@@ -373,6 +413,8 @@ fn decide_lower(
         lo: f64::NEG_INFINITY,
         ..lim
     };
+    let threads = install(dl, rayon::current_num_threads);
+    let on = PassThreads { threads, busy };
     let mut first_drop = None;
     // (the critical pairs' roots are narrow enough: at 160 × 800, f = 1.2
     // seed 1, the stage took 3.0 s with these passes, 1.2 s without)
@@ -380,7 +422,7 @@ fn decide_lower(
     for _ in 0..passes {
         let mut probing = Search::new(inst, upper, lists.clone(), dl.clone())?;
         probing.probes_only = true;
-        let (mut kept, dropped) = match probing.shave(k, PER_PROBE) {
+        let (mut kept, dropped) = match probing.shave(k, PER_PROBE, on) {
             Shave::Found(_) | Shave::Kept(_, 0) => break,
             Shave::Stopped(why) => return Some(Probe::Unknown(why)),
             Shave::Kept(kept, dropped) => (kept, dropped),
@@ -396,7 +438,6 @@ fn decide_lower(
     }
     let mut search = Search::new(inst, lim, lists, dl.clone())?;
     search.set_descent(descent);
-    let threads = install(dl, rayon::current_num_threads);
     if critical {
         return Some(search.decide_critical(k, lim.hi, threads, busy));
     }

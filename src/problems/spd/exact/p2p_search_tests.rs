@@ -113,7 +113,7 @@ fn probing_drops_only_pairs_no_solution_uses() {
         };
         let per = [1, probe::PER_PROBE, probe::PER_PROBE * probe::ESCALATE][seed as usize % 3];
         let mut search = Search::new(&inst, lim, lists.clone(), Deadline::none()).expect("small");
-        match search.shave(k, per) {
+        match search.shave(k, per, probe::PassThreads::ONE) {
             Shave::Found(Probe::Feasible(sc)) => {
                 assert!(
                     sc.metrics.hosts <= k && lim.fits(sc.metrics.delay),
