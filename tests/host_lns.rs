@@ -97,12 +97,14 @@ fn host_lns_does_not_apply_to_cs() {
     );
 }
 
-/// The default group limit: half the start's hosts, at least 8.
+/// The default group limit: three quarters of the start's hosts, at
+/// least 8.
 #[test]
 fn the_default_group_grows_with_the_hosts() {
     assert_eq!(auto_group(3), 8);
-    assert_eq!(auto_group(17), 8);
-    assert_eq!(auto_group(24), 12);
+    assert_eq!(auto_group(11), 8);
+    assert_eq!(auto_group(19), 14);
+    assert_eq!(auto_group(24), 18);
 }
 
 /// The dives run two at a time; the earlier one's solution wins, so one

@@ -5,7 +5,7 @@
 //! clients, and the exact constraint search (`p2p_search`) places the
 //! closed hosts' clients with at most `u−1` hosts in all, at most
 //! [`DIVE_NODES`] nodes a dive. Groups grow from two hosts to
-//! `--host-lns-group` (by default half the start's hosts, at least 8:
+//! `--host-lns-group` (by default three quarters of the start's hosts, at least 8:
 //! [`auto_group`]), each host in turn seeding one; a solution found
 //! restarts the dives from it. It stops when no dive finds one, after
 //! `--host-lns-nodes` search nodes in all (200,000 by default), or at
@@ -68,17 +68,22 @@ pub const HOST_LNS_GROUP: ParamSpec = ParamSpec::count(
     0,
     0,
     1_000_000,
-    "host-lns (and exact's P2P start): most hosts one dive closes (0: half the start's hosts, at least 8)",
+    "host-lns (and exact's P2P start): most hosts one dive closes (0: three quarters of the start's hosts, at least 8)",
 );
 
-/// The group limit when `--host-lns-group` is 0: half the hosts of the
-/// solution the dives start from, at least 8. (At 200 × 1,000, f = 1.0,
-/// seeds 1 and 2, 24 hosts: groups up to 12 found 22 hosts where groups
-/// up to 8 found 24 and 23, in 3.2 and 2.9 s instead of 2.2 and 2.3 s;
-/// at 11 hosts groups up to 12 took 8–10 s instead of 3.6 s for the
-/// same count.)
+/// The group limit when `--host-lns-group` is 0: three quarters of the
+/// hosts of the solution the dives start from, at least 8. (At 200 ×
+/// 1,000, f = 1.0, seeds 1 and 2, 24 hosts: groups up to 12 found 22
+/// hosts where groups up to 8 found 24 and 23, in 3.2 and 2.9 s instead
+/// of 2.2 and 2.3 s; at 11 hosts groups up to 12 took 8–10 s instead of
+/// 3.6 s for the same count. Three quarters instead of half, over the 24
+/// instances of 160 × 800 and 200 × 1,000 (`docs/spd-scale.md`,
+/// twenty-eighth round): 19 → 18 hosts (160, f = 1.0 seed 1; 1.0 → 3.5 s),
+/// 18 → 17 (160, f = 1.0 seed 3; 1.1 → 1.2 s), 15 → 14 (200, f = 1.1
+/// seed 2; 1.3 → 3.1 s), the same count elsewhere in at most 2.2 s more;
+/// every host (a whole re-solve per dive) found no more.)
 pub fn auto_group(hosts: usize) -> usize {
-    (hosts / 2).max(8)
+    (hosts.saturating_mul(3) / 4).max(8)
 }
 
 /// `host-lns` from a given (feasible, scored) start: the best solution
