@@ -5,9 +5,10 @@
 //! clients, and the exact constraint search (`p2p_search`) places the
 //! closed hosts' clients with at most `u−1` hosts in all, at most
 //! [`DIVE_NODES`] nodes a dive. Groups grow from two hosts to
-//! `--host-lns-group` (by default three quarters of the start's hosts, at least 8:
-//! [`auto_group`]), each host in turn seeding one; a solution found
-//! restarts the dives from it. It stops when no dive finds one, after
+//! `--host-lns-group` (by default three quarters of the start's hosts,
+//! at least 8: [`auto_group`]), each host in turn seeding one; a
+//! solution found restarts the dives from it. It stops when no dive
+//! finds one, after
 //! `--host-lns-nodes` search nodes in all (200,000 by default), or at
 //! `--time-limit`. The dives run two at a time (one per thread, the
 //! earlier one's solution winning) and use no randomness, so a run is

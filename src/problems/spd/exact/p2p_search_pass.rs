@@ -4,8 +4,10 @@
 //! in turn from a shared counter. The pass ends as the one-thread pass
 //! does: with the solution of the least server whose binary search found
 //! one (servers before it are finished, those after it abandoned), else
-//! with every server's refuted positions. The same answer and the same
-//! node count on any thread count.
+//! with every server's refuted positions. So on any thread count a pass
+//! drops the same pairs for the same node count, or ends with the same
+//! solution (the node count then depends on how far the other servers
+//! got).
 //!
 //! Under a descent ([`super::descent`]) a probe's solution tightens the
 //! limit the later probes run under, so there the pass stays on one
