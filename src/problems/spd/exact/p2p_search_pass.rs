@@ -17,7 +17,8 @@
 //! the threads.
 
 use super::probe::PassEnd;
-use super::{stack_bytes, Search, State, Stop};
+use super::split::{helper_open, run_on_threads};
+use super::{Search, State, Stop};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -45,12 +46,10 @@ impl PassThreads<'_> {
         PassThreads { threads, busy }
     }
 
-    /// Whether helper `i` may take a server now.
+    /// Whether worker `i` may take a server now (the first always may: it
+    /// takes servers until none is left).
     fn open(&self, i: usize) -> bool {
-        i == 0
-            || self
-                .busy
-                .is_none_or(|b| b.load(Ordering::Relaxed).max(1) * (i + 1) <= self.threads)
+        i == 0 || helper_open(i, self.threads, self.busy)
     }
 }
 
@@ -114,7 +113,7 @@ impl Search<'_> {
         let base = (self.nodes, self.cuts, self.packing_refuted);
         let mut workers: Vec<Search> = (0..threads).map(|_| self.clone()).collect();
         let results = Mutex::new(Vec::new());
-        let started = run_pass_workers(&mut workers, |i, w| {
+        let started = run_on_threads(&mut workers, |i, w| {
             let _done = (i == 0).then(|| FirstDone(&servers.first_done));
             let out = w.pass_worker(&root, per_probe, &servers, || on.open(i));
             results.lock().unwrap_or_else(|e| e.into_inner()).push(out);
@@ -202,36 +201,6 @@ impl Search<'_> {
             (None, None) => Ok(PassEnd::Dead(dead)),
         }
     }
-}
-
-/// Runs `work(i, worker)` for every worker on its own thread with a stack
-/// that fits the recursion. False when the first worker's thread did not
-/// start or any thread failed (the other helpers are optional: the first
-/// worker alone takes every server).
-fn run_pass_workers<'a>(
-    workers: &mut [Search<'a>],
-    work: impl Fn(usize, &mut Search<'a>) + Sync,
-) -> bool {
-    let Some(first) = workers.first() else {
-        return false;
-    };
-    let stack = stack_bytes(first.inst.clients());
-    let work = &work;
-    std::thread::scope(|sc| {
-        let mut handles = Vec::new();
-        for (i, w) in workers.iter_mut().enumerate() {
-            let spawned = std::thread::Builder::new()
-                .stack_size(stack)
-                .spawn_scoped(sc, move || work(i, w));
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(_) if i == 0 => return false,
-                Err(_) => {}
-            }
-        }
-        let joined: Vec<bool> = handles.into_iter().map(|h| h.join().is_ok()).collect();
-        joined.iter().all(|&ok| ok)
-    })
 }
 
 #[cfg(test)]

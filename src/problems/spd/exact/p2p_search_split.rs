@@ -195,40 +195,55 @@ impl Pool {
 }
 
 /// Runs `workers` on threads with stacks that fit the recursion; helper
-/// `i ≥ 1` works only while `busy · (i + 1) <= threads`. False when no
-/// thread started or one failed.
+/// `i ≥ 1` works only while [`helper_open`]. False when no thread
+/// started or one failed.
 fn run_workers(
     workers: &mut [Search],
     pool: &Arc<Pool>,
     threads: usize,
     busy: Option<&AtomicUsize>,
 ) -> bool {
+    run_on_threads(workers, |i, w| {
+        w.work(pool, move || helper_open(i, threads, busy))
+    })
+}
+
+/// Whether worker `i` of `threads` may work while `busy` decisions run
+/// side by side (the host stage's ladder): `busy · (i + 1) <= threads`,
+/// so the threads go to a decision once the others are done.
+pub(super) fn helper_open(i: usize, threads: usize, busy: Option<&AtomicUsize>) -> bool {
+    busy.is_none_or(|b| b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads)
+}
+
+/// Runs `work(i, worker)` for every worker on its own thread with a stack
+/// that fits the recursion (one level per branching decision). False when
+/// the first worker's thread did not start (then none runs: held-back
+/// helpers could wait on each other's decisions) or any thread failed;
+/// a helper that did not start is left out.
+pub(super) fn run_on_threads<'a>(
+    workers: &mut [Search<'a>],
+    work: impl Fn(usize, &mut Search<'a>) + Sync,
+) -> bool {
     let Some(first) = workers.first() else {
         return false;
     };
     let stack = stack_bytes(first.inst.clients());
+    let work = &work;
     std::thread::scope(|sc| {
         let mut handles = Vec::new();
         for (i, w) in workers.iter_mut().enumerate() {
-            let open = move || {
-                busy.is_none_or(|b| b.load(AtomicOrdering::Relaxed).max(1) * (i + 1) <= threads)
-            };
             let spawned = std::thread::Builder::new()
                 .stack_size(stack)
-                .spawn_scoped(sc, move || w.work(pool, open));
+                .spawn_scoped(sc, move || work(i, w));
             match spawned {
                 Ok(h) => handles.push(h),
-                // without the first worker, held-back helpers could wait
-                // on each other's decisions: start none
                 Err(_) if i == 0 => return false,
                 Err(_) => {}
             }
         }
-        let n = handles.len();
         // every handle joined (no short cut), then all must have ended well
         let joined: Vec<bool> = handles.into_iter().map(|h| h.join().is_ok()).collect();
-        let joined = joined.iter().all(|&ok| ok);
-        n > 0 && joined
+        joined.iter().all(|&ok| ok)
     })
 }
 
