@@ -43,7 +43,9 @@
 //!    are refused so, then the node goes through).
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
-//!    unassigned clients their window holds. A branch that opens the last
+//!    unassigned clients their window holds (in the host stage, the
+//!    incumbent's hosts first among servers within 50 clients of each
+//!    other: `Search::prefer`). A branch that opens the last
 //!    host is refuted before its node is built when the node's orphans
 //!    (which can only join it) do not fit on it, or some other unassigned
 //!    client lies in none of the `k` hosts' windows narrowed against it
@@ -162,6 +164,9 @@ pub(crate) struct Search<'a> {
     deadline: Deadline,
     /// Tie-break noise for restarts (`None`: deterministic order).
     rng: Option<ChaCha8Rng>,
+    /// Servers new hosts are preferred on (the incumbent's hosts,
+    /// [`Search::prefer`]; `None`: none).
+    preferred: Option<Arc<Vec<bool>>>,
     /// Whether the last probe ([`probe`]) refuted its pair.
     refuted: bool,
     /// Windows cut below a refuted branch ([`Search::cap_refuted`]).
@@ -358,6 +363,7 @@ impl<'a> Search<'a> {
             budget: 0,
             deadline,
             rng: None,
+            preferred: None,
             refuted: false,
             cuts: 0,
             cut: true,
@@ -397,6 +403,14 @@ impl<'a> Search<'a> {
     pub(crate) fn set_descent(&mut self, d: Option<Arc<descent::Descent>>) {
         self.descent = d;
         self.follow_descent();
+    }
+
+    /// Orders new servers on `servers` (the incumbent's hosts) first among
+    /// new servers reaching about as many clients
+    /// ([`PREFER_REACH`](branch::PREFER_REACH)): a
+    /// solution with one host fewer mostly keeps the incumbent's.
+    pub(crate) fn prefer(&mut self, servers: Option<Arc<Vec<bool>>>) {
+        self.preferred = servers;
     }
 
     /// Randomises the branching order (ties and near-ties among new
@@ -620,6 +634,9 @@ mod windows;
 #[cfg(test)]
 #[path = "p2p_search_critical_tests.rs"]
 mod critical_tests;
+#[cfg(test)]
+#[path = "p2p_search_probe_tests.rs"]
+mod probe_tests;
 #[cfg(test)]
 #[path = "p2p_search_tests.rs"]
 mod tests;

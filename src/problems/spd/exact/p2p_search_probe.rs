@@ -277,6 +277,9 @@ pub(crate) struct Plan<'b> {
     /// Whether a plain search follows each pass (the tests turn them off,
     /// so that small decisions reach the deeper pass).
     pub restarts: bool,
+    /// Servers whose opening the branching prefers ([`Search::prefer`]:
+    /// the host stage's incumbent's hosts).
+    pub prefer: Option<Arc<Vec<bool>>>,
 }
 
 impl Default for Plan<'_> {
@@ -288,6 +291,7 @@ impl Default for Plan<'_> {
             critical: false,
             per_probe: PER_PROBE,
             restarts: true,
+            prefer: None,
         }
     }
 }
@@ -310,13 +314,9 @@ pub(crate) fn decide_planned(
         threads,
         busy: plan.busy,
     };
-    let mut search = match probed(
-        inst,
-        Search::new(inst, lim, lists, dl.clone())?,
-        k,
-        &plan,
-        on,
-    ) {
+    let mut first = Search::new(inst, lim, lists, dl.clone())?;
+    first.prefer(plan.prefer.clone());
+    let mut search = match probed(inst, first, k, &plan, on) {
         ControlFlow::Continue(search) => search,
         ControlFlow::Break(settled) => return settled,
     };
@@ -374,6 +374,7 @@ fn probed<'a>(
         };
         search = next;
         search.set_descent(plan.descent.clone());
+        search.prefer(plan.prefer.clone());
         passes += 1;
         let first = *first_drop.get_or_insert(dropped);
         let faded = passes >= MAX_PASSES || dropped == 0 || dropped.saturating_mul(FADE) < first;
