@@ -43,13 +43,13 @@
 //!    are refused so, then the node goes through).
 //! 4. *Branch* on the client with fewest options (orphans first): existing
 //!    hosts by least envelope growth, then new servers by how many
-//!    unassigned clients their window holds (in the host stage, the
-//!    incumbent's hosts first among servers within 50 clients of each
-//!    other: `Search::prefer`). A branch that opens the last
-//!    host is refuted before its node is built when the node's orphans
-//!    (which can only join it) do not fit on it, or some other unassigned
-//!    client lies in none of the `k` hosts' windows narrowed against it
-//!    with them, or in none after the forced moves those windows make
+//!    unassigned clients their window holds (in the host stage one of the
+//!    incumbent's hosts counts 50 clients more: `Search::prefer`). A
+//!    branch that opens the last host is refuted before its node is built
+//!    when the node's orphans (which can only join it) do not fit on it,
+//!    or some other unassigned client lies in none of the `k` hosts'
+//!    windows narrowed against it with them, or in none after the forced
+//!    moves those windows make
 //!    (`Search::last_host_fails`, `Search::all_hosts_fail`: its node would
 //!    die after its forced moves, and such nodes were three quarters of a
 //!    hard refutation's). A branch that opens the next-to-last host is refuted
@@ -405,10 +405,10 @@ impl<'a> Search<'a> {
         self.follow_descent();
     }
 
-    /// Orders new servers on `servers` (the incumbent's hosts) first among
-    /// new servers reaching about as many clients
-    /// ([`PREFER_REACH`](branch::PREFER_REACH)): a
-    /// solution with one host fewer mostly keeps the incumbent's.
+    /// A new server flagged in `servers` (the incumbent's hosts) counts
+    /// [`PREFER_REACH`](branch::PREFER_REACH) more reachable clients in the
+    /// order of branch values: a solution with one host fewer mostly keeps
+    /// the incumbent's hosts. `None`: no preference.
     pub(crate) fn prefer(&mut self, servers: Option<Arc<Vec<bool>>>) {
         self.preferred = servers;
     }

@@ -12,14 +12,15 @@ use crate::problems::spd::exact::p2p::pair_q;
 use rand::Rng;
 use std::sync::Arc;
 
-/// How many more unassigned clients a new server's window must hold to be
-/// tried before one the search prefers ([`Search::prefer`]: the
-/// incumbent's hosts). At 200 × 1,000 f = 1.0 seed 2 the host stage then
-/// finds 21 hosts (the optimum; the start has 22) at 56 s, where without
-/// it 21 was undecided at 60 s; 10 and 1,000,000 found it as soon, but
-/// the latter (the preferred servers always first) left f = 1.1 seed 2's
-/// 13 hosts unfound for 51 s instead of 18.6 (`docs/spd-scale.md`,
-/// twenty-ninth round).
+/// How many unassigned clients a preferred new server ([`Search::prefer`]:
+/// the incumbent's hosts) counts beyond those its window holds, in the
+/// order of branch values. At 200 × 1,000 f = 1.0 seed 2 the host stage
+/// then finds 21 hosts (the optimum; the start has 22) at 56 s, where
+/// without it 21 was undecided at 60 s; 10 found them at 57 s, 200 and
+/// 1,000,000 (preferred servers always first) at 51 and 50 s, but those
+/// two left f = 1.1 seed 2's 13 hosts unfound within the minute (found
+/// by their decision in 18.5 s at 50; `docs/spd-scale.md`, twenty-ninth
+/// round).
 pub(crate) const PREFER_REACH: usize = 50;
 
 impl Search<'_> {
