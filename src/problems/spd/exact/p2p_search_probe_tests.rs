@@ -51,30 +51,24 @@ fn probing_drops_only_pairs_no_solution_uses() {
     assert!(dropped_total > 200, "only {dropped_total} pairs dropped");
 }
 
-/// The probed decision (first plain search cut to one node, so probing
-/// and the support rounds always run) agrees with brute force.
-#[test]
-fn probed_decision_matches_brute_force() {
+/// The probed decision agrees with brute force on `cases` random
+/// decisions (rng seeded `rng_seed`), each run as `plan(seed, servers,
+/// rng)` says.
+fn probed_matches_brute_force(
+    rng_seed: u64,
+    cases: u64,
+    plan: impl Fn(u64, usize, &mut ChaCha8Rng) -> probe::Plan<'static>,
+) {
     use crate::problems::spd::exact::p2p::allowed_pairs;
     let dl = Deadline::none();
-    let mut rng = ChaCha8Rng::seed_from_u64(29);
-    for seed in 0..1200 {
+    let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
+    for seed in 0..cases {
         let (inst, lim, k) = upper_case(&mut rng, seed);
         let want = exists(&inst, &lim, k);
+        let plan = plan(seed, inst.servers(), &mut rng);
         let got = match allowed_pairs(&inst, &lim) {
             Err(_) => Probe::Infeasible,
-            Ok(lists) => probe::decide_planned(
-                &inst,
-                lim,
-                lists,
-                k,
-                probe::Plan {
-                    first_try: 1,
-                    ..Default::default()
-                },
-                &dl,
-            )
-            .expect("small"),
+            Ok(lists) => probe::decide_planned(&inst, lim, lists, k, plan, &dl).expect("small"),
         };
         match got {
             Probe::Feasible(sc) => {
@@ -90,43 +84,26 @@ fn probed_decision_matches_brute_force() {
     }
 }
 
+/// The probed decision (first plain search cut to one node, so probing
+/// and the support rounds always run) agrees with brute force.
+#[test]
+fn probed_decision_matches_brute_force() {
+    probed_matches_brute_force(29, 1200, |_, _, _| probe::Plan {
+        first_try: 1,
+        ..Default::default()
+    });
+}
+
 /// A preferred set of servers ([`probe::Plan::prefer`], random here)
 /// reorders the branching only: the probed decision still agrees with
 /// brute force.
 #[test]
 fn preferred_servers_change_no_answer() {
-    use crate::problems::spd::exact::p2p::allowed_pairs;
-    let dl = Deadline::none();
-    let mut rng = ChaCha8Rng::seed_from_u64(31);
-    for seed in 0..600 {
-        let (inst, lim, k) = upper_case(&mut rng, seed);
-        let want = exists(&inst, &lim, k);
-        let prefer: Vec<bool> = (0..inst.servers()).map(|_| rng.random_bool(0.4)).collect();
-        let got = match allowed_pairs(&inst, &lim) {
-            Err(_) => Probe::Infeasible,
-            Ok(lists) => probe::decide_planned(
-                &inst,
-                lim,
-                lists,
-                k,
-                probe::Plan {
-                    first_try: 1 + seed % 3,
-                    prefer: Some(Arc::new(prefer)),
-                    ..Default::default()
-                },
-                &dl,
-            )
-            .expect("small"),
-        };
-        match got {
-            Probe::Feasible(sc) => {
-                assert!(want, "seed {seed}: found a solution brute force denies");
-                assert!(sc.metrics.hosts <= k && lim.fits(sc.metrics.delay));
-            }
-            Probe::Infeasible => assert!(!want, "seed {seed}: k {k} {lim:?}"),
-            Probe::Unknown(why) => panic!("seed {seed}: {why}"),
-        }
-    }
+    probed_matches_brute_force(31, 600, |seed, n, rng| probe::Plan {
+        first_try: 1 + seed % 3,
+        prefer: Some(Arc::new((0..n).map(|_| rng.random_bool(0.4)).collect())),
+        ..Default::default()
+    });
 }
 
 /// With probes of one node and no plain search between passes (so that
