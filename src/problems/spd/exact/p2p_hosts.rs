@@ -9,7 +9,9 @@
 //! helpers wait while other decisions run, so a thread left without a
 //! count helps the hard one); the first feasible count is the
 //! minimum, and when every count below the incumbent's is infeasible the
-//! incumbent is. The answer does not depend on the thread count. Only when
+//! incumbent is. Every decision's branching prefers opening the
+//! incumbent's hosts (`Plan::prefer`: a solution one host smaller mostly
+//! keeps them). The answer does not depend on the thread count. Only when
 //! the search declines (an instance too large for its bitsets) do the
 //! one/two-host enumeration ([`p2p_few`]) and the level-indicator MILP
 //! (`P2pModel`) run instead.
