@@ -8,13 +8,12 @@
 //! `--host-lns-group` (by default three quarters of the start's hosts,
 //! at least 8: [`auto_group`]), each host in turn seeding one; a
 //! solution found restarts the dives from it. It stops when no dive
-//! finds one, after
-//! `--host-lns-nodes` search nodes in all (200,000 by default), or at
-//! `--time-limit`. The dives run two at a time (one per thread, the
-//! earlier one's solution winning) and use no randomness, so a run is
-//! repeatable on any thread count. A dive's
-//! refutation proves nothing about the host count (only about its
-//! neighbourhood), so `host-lns` never claims a minimum. `exact` starts
+//! finds one, after `--host-lns-nodes` search nodes in all (200,000 by
+//! default), or at `--time-limit`. The dives run two at a time (one per
+//! thread, the earlier one's solution winning) and use no randomness, so
+//! a run is repeatable on any thread count. A dive's refutation proves
+//! nothing about the host count (only about its neighbourhood), so
+//! `host-lns` never claims a minimum. `exact` starts
 //! from its result with the same budget.
 //!
 //! Where the restarted search (`host-search`) branches from the empty
