@@ -11,7 +11,11 @@
 //! minimum, and when every count below the incumbent's is infeasible the
 //! incumbent is. Every decision's branching prefers opening the
 //! incumbent's hosts (`Plan::prefer`: a solution one host smaller mostly
-//! keeps them). The answer does not depend on the thread count. Only when
+//! keeps them), and a decision ends at the first solution its threads
+//! find (`Plan::first_solution`: any solution answers "feasible"). The
+//! count does not depend on the thread count; on one thread the solution
+//! is the leftmost of the least feasible count's decision, on more it
+//! may be another of that count. Only when
 //! the search declines (an instance too large for its bitsets) do the
 //! one/two-host enumeration ([`p2p_few`]) and the level-indicator MILP
 //! (`P2pModel`) run instead.
@@ -113,6 +117,7 @@ fn search_hosts(
         let plan = Plan {
             busy: Some(&busy),
             prefer: prefer.clone(),
+            first_solution: true,
             ..Plan::default()
         };
         let ans = decide_planned(inst, lim, allowed.to_vec(), k, plan, dl);

@@ -74,7 +74,10 @@
 //! 7. *Threads*: a decision without a node budget is split over the run's
 //!    threads (`split`): workers donate untried branches as pieces and the
 //!    leftmost solution wins, so the answer, the solution and (for a
-//!    refutation) the node count are those of one thread.
+//!    refutation) the node count are those of one thread (in the host
+//!    stage the first solution found wins: the same answer and node
+//!    count of a refutation, sooner when a solution lies right of open
+//!    pieces).
 //! 8. *Critical pairs* (the variation stage only): at the proven least
 //!    delay every solution has a pair of exactly that delay between its
 //!    hosts' tops, so the search runs one root per such pair, the two
@@ -240,6 +243,9 @@ pub(crate) struct Search<'a> {
     /// it off so that the caps, not the passes' solutions, must hold the
     /// optimum's pairs).
     caps_pass_improves: bool,
+    /// Whether a split search ([`split`]) ends at its first solution, not
+    /// the leftmost ([`Search::first_solution_wins`]).
+    first_wins: bool,
     /// Buffers kept for reuse ([`spare`]).
     spare: spare::Spare,
 }
@@ -394,6 +400,7 @@ impl<'a> Search<'a> {
             caps: None,
             caps_pass: false,
             caps_pass_improves: true,
+            first_wins: false,
             spare: spare::Spare::default(),
         })
     }
@@ -411,6 +418,14 @@ impl<'a> Search<'a> {
     /// the incumbent's hosts. `None`: no preference.
     pub(crate) fn prefer(&mut self, servers: Option<Arc<Vec<bool>>>) {
         self.preferred = servers;
+    }
+
+    /// With `on`, a split search ([`split`]) of this decision ends at the
+    /// first solution any of its threads finds, not the leftmost: the
+    /// same answer, sooner, but which solution then depends on timing
+    /// (the host stage's decisions, where any solution answers the count).
+    pub(crate) fn first_solution_wins(&mut self, on: bool) {
+        self.first_wins = on;
     }
 
     /// Randomises the branching order (ties and near-ties among new

@@ -280,6 +280,10 @@ pub(crate) struct Plan<'b> {
     /// Servers whose opening the branching prefers ([`Search::prefer`]:
     /// the host stage's incumbent's hosts).
     pub prefer: Option<Arc<Vec<bool>>>,
+    /// Whether the final split search ends at the first solution its
+    /// threads find, not the leftmost ([`Search::first_solution_wins`]:
+    /// the host stage, where any solution answers the count).
+    pub first_solution: bool,
 }
 
 impl Default for Plan<'_> {
@@ -292,6 +296,7 @@ impl Default for Plan<'_> {
             per_probe: PER_PROBE,
             restarts: true,
             prefer: None,
+            first_solution: false,
         }
     }
 }
@@ -323,6 +328,7 @@ pub(crate) fn decide_planned(
     if descent {
         search.enable_caps();
     }
+    search.first_solution_wins(plan.first_solution);
     Some(search.decide_split(k, threads, plan.busy))
 }
 

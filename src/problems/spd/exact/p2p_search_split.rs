@@ -26,7 +26,10 @@
 //!
 //! When the deadline stops a decision that already holds a solution right
 //! of open pieces, that solution answers "feasible" (the count is proven;
-//! which solution, then, may depend on timing). In the host stage a
+//! which solution, then, may depend on timing). The host stage's
+//! decisions end at their first solution
+//! ([`Search::first_solution_wins`]): any solution answers the count, and
+//! the pieces left of it would only pick which one. In the host stage a
 //! decision's helper threads wait while other counts are decided beside
 //! it (`busy`), so the threads go to the decision left alone.
 //!
@@ -104,12 +107,15 @@ struct Shared {
 pub(super) struct Pool {
     shared: Mutex<Shared>,
     wake: Condvar,
+    /// Whether the first solution found ends the search
+    /// ([`Search::first_solution_wins`]).
+    first_wins: bool,
 }
 
 impl Pool {
     /// A queue holding the tree as `roots` (the whole tree as one
     /// piece, or one piece per critical pair).
-    fn new(roots: Vec<Piece>) -> Arc<Pool> {
+    fn new(roots: Vec<Piece>, first_wins: bool) -> Arc<Pool> {
         Arc::new(Pool {
             shared: Mutex::new(Shared {
                 queue: roots.into_iter().map(Reverse).collect(),
@@ -121,7 +127,14 @@ impl Pool {
                 idle: 0,
             }),
             wake: Condvar::new(),
+            first_wins,
         })
+    }
+
+    /// Whether the search is over with the solution it holds (the first
+    /// solution wins, and one is found).
+    fn settled(&self, sh: &Shared) -> bool {
+        self.first_wins && sh.best.is_some()
     }
 
     fn lock(&self) -> MutexGuard<'_, Shared> {
@@ -150,7 +163,7 @@ impl Pool {
     fn take(&self, open: impl Fn() -> bool) -> Option<Piece> {
         let mut sh = self.lock();
         loop {
-            if sh.stopped || (sh.running == 0 && sh.queue.is_empty()) {
+            if sh.stopped || (sh.running == 0 && sh.queue.is_empty()) || self.settled(&sh) {
                 return None;
             }
             if !open() {
@@ -325,7 +338,7 @@ impl Search<'_> {
         if k == 0 {
             return Probe::Infeasible;
         }
-        let pool = Pool::new(pieces);
+        let pool = Pool::new(pieces, self.first_wins);
         let base = (self.nodes, self.cuts, self.packing_refuted);
         let mut workers: Vec<Search> = (0..threads.max(1)).map(|_| self.clone()).collect();
         let started = run_workers(&mut workers, &pool, threads, busy);
@@ -407,7 +420,7 @@ impl Search<'_> {
             return Err(Stop::Deadline);
         }
         match &sh.best {
-            Some((b, _)) if r.key > *b => Err(Stop::Beaten),
+            Some((b, _)) if r.key > *b || r.pool.settled(&sh) => Err(Stop::Beaten),
             _ => Ok(()),
         }
     }

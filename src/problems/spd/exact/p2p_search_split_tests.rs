@@ -111,3 +111,86 @@ fn split_search_is_the_plain_search_on_paper_instances() {
         "infeasible / feasible: {kinds:?}"
     );
 }
+
+/// A split search whose first solution wins
+/// ([`Search::first_solution_wins`]) answers as brute force on 1–4
+/// threads, donating every 1–3 nodes, with a solution the evaluator
+/// accepts (any solution, not necessarily the leftmost).
+#[test]
+fn a_first_solution_split_search_answers_as_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    let mut found = 0;
+    for seed in 0..800 {
+        let (inst, lim, k) = random_case(&mut rng, seed, 7);
+        let Ok(lists) = allowed_pairs(&inst, &lim) else {
+            continue;
+        };
+        let Some(mut s) = Search::new(&inst, lim, lists, Deadline::none()) else {
+            continue;
+        };
+        s.donate_every = 1 + seed % 3;
+        s.always_donate = true;
+        s.first_solution_wins(true);
+        match s.decide_split(k, 1 + seed as usize % 4, None) {
+            Probe::Feasible(sc) => {
+                assert!(
+                    exists(&inst, &lim, k),
+                    "seed {seed}: a solution where none is"
+                );
+                assert!(
+                    sc.metrics.hosts <= k,
+                    "seed {seed}: {} hosts",
+                    sc.metrics.hosts
+                );
+                assert!(lim.fits(sc.metrics.delay), "seed {seed}");
+                found += 1;
+            }
+            Probe::Infeasible => assert!(!exists(&inst, &lim, k), "seed {seed}: refuted"),
+            Probe::Unknown(why) => panic!("seed {seed}: no answer: {why}"),
+        }
+    }
+    assert!(found > 100, "only {found} feasible cases");
+}
+
+/// When the first solution wins, a solution ends the search: no piece
+/// is handed out any more (even one left of the solution), and a piece
+/// left of it stops as beaten; when the leftmost wins, the left piece
+/// goes on and is handed out.
+#[test]
+fn a_first_solution_stops_every_piece() {
+    use super::{Piece, PieceRun, Pool, Start};
+    use std::sync::Arc;
+    let mut rng = ChaCha8Rng::seed_from_u64(53);
+    let (inst, lim, _) = random_case(&mut rng, 0, 7);
+    let lists = allowed_pairs(&inst, &lim).expect("lists");
+    let mut s = Search::new(&inst, lim, lists, Deadline::none()).expect("a search");
+    let root = s.root_state();
+    let piece = |key: Vec<u32>| Piece {
+        node: key.clone(),
+        key,
+        start: Start::Root(root.clone()),
+    };
+    for first_wins in [false, true] {
+        let pool = Pool::new(vec![piece(vec![0]), piece(vec![2])], first_wins);
+        let left = pool.take(|| true).expect("the left piece first");
+        assert_eq!(left.key, vec![0]);
+        let right = pool.take(|| true).expect("then the right one");
+        assert_eq!(right.key, vec![2]);
+        // the left piece is still running when the right one finds a
+        // solution; then a piece left of it is queued
+        pool.done(Ok(Some((vec![2, 1], root.clone()))));
+        pool.push(piece(vec![1]));
+        s.piece = Some(PieceRun {
+            pool: Arc::clone(&pool),
+            key: vec![0],
+            base: 1,
+            from: 0,
+            due: false,
+            leaf: None,
+        });
+        assert_eq!(s.check_beaten().is_err(), first_wins, "{first_wins}");
+        s.piece = None;
+        let next = pool.take(|| true).map(|p| p.key);
+        assert_eq!(next, (!first_wins).then(|| vec![1]), "{first_wins}");
+    }
+}
