@@ -25,9 +25,10 @@ fn search_and_milp_agree_on_the_host_count() {
 }
 
 /// The host stage proves the same count on 1, 2 and 3 threads, with
-/// steps that agree with it and a solution of that many hosts. (On one
-/// thread the solution is the leftmost of the least feasible count's
-/// decision; on more, the first found, [`Plan::first_solution`].)
+/// steps that agree with it and a solution of that many hosts; on one
+/// thread the same solution every time (the leftmost of the least
+/// feasible count's decision; on more, the first found,
+/// [`Plan::first_solution`]).
 #[test]
 fn host_stage_proves_the_same_count_on_any_thread_count() {
     let dl = Deadline::none();
@@ -39,21 +40,25 @@ fn host_stage_proves_the_same_count_on_any_thread_count() {
                 .build()
                 .expect("a pool");
             let (stage, steps) = pool.install(|| min_hosts_steps(&inst, None, 1, &dl));
-            let hosts = match stage {
+            let sol = match stage {
                 HostStage::Proven(sc) => {
                     let on = sc.sol.assign.iter().collect::<BTreeSet<_>>().len();
                     assert_eq!(on, sc.metrics.hosts, "seed {seed}");
-                    Some(on)
+                    Some(sc.sol.assign)
                 }
                 HostStage::Infeasible(_) => None,
                 _ => panic!("seed {seed}: not proven"),
             };
+            let hosts = sol
+                .as_ref()
+                .map(|a| a.iter().collect::<BTreeSet<_>>().len());
             check_steps(&steps, hosts, threads, inst.servers());
-            hosts
+            (hosts, sol)
         };
         let one = run(1);
-        assert_eq!(run(2), one, "seed {seed}");
-        assert_eq!(run(3), one, "seed {seed}");
+        assert_eq!(run(1).1, one.1, "seed {seed}: one thread, another solution");
+        assert_eq!(run(2).0, one.0, "seed {seed}");
+        assert_eq!(run(3).0, one.0, "seed {seed}");
     }
 }
 
@@ -108,8 +113,10 @@ fn preferring_the_incumbents_hosts_changes_no_count() {
                 panic!("seed {seed}, {threads} threads: not proven");
             };
             assert_eq!(sc.metrics.hosts, least.metrics.hosts, "seed {seed}");
+            sc.sol.assign
         };
-        run(1);
+        let one = run(1);
+        assert_eq!(run(1), one, "seed {seed}: one thread, another solution");
         run(2);
         run(3);
     }

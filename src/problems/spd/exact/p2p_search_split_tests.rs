@@ -16,6 +16,13 @@ use rand_chacha::ChaCha8Rng;
 /// What one decision gave: the answer's kind, the assignment found, nodes.
 type Run = (&'static str, Option<Vec<usize>>, u64);
 
+/// A search of `inst` under `lim` (`None` when the pair filter refutes
+/// the case or the search declines it).
+fn search_of(inst: &SpdInstance, lim: Limits) -> Option<Search<'_>> {
+    let lists = allowed_pairs(inst, &lim).ok()?;
+    Search::new(inst, lim, lists, Deadline::none())
+}
+
 /// The plain search (`split: None`) or a split one `(threads, every)`.
 fn run(
     inst: &SpdInstance,
@@ -23,8 +30,7 @@ fn run(
     k: usize,
     split: Option<(usize, u64)>,
 ) -> Option<(Run, u64)> {
-    let lists = allowed_pairs(inst, &lim).ok()?;
-    let mut s = Search::new(inst, lim, lists, Deadline::none())?;
+    let mut s = search_of(inst, lim)?;
     let ans = match split {
         None => s.decide(k, u64::MAX),
         Some((threads, every)) => {
@@ -115,17 +121,15 @@ fn split_search_is_the_plain_search_on_paper_instances() {
 /// A split search whose first solution wins
 /// ([`Search::first_solution_wins`]) answers as brute force on 1–4
 /// threads, donating every 1–3 nodes, with a solution the evaluator
-/// accepts (any solution, not necessarily the leftmost).
+/// accepts (any solution, not necessarily the leftmost); a refutation
+/// takes the plain search's node count.
 #[test]
 fn a_first_solution_split_search_answers_as_brute_force() {
     let mut rng = ChaCha8Rng::seed_from_u64(47);
     let mut found = 0;
     for seed in 0..800 {
         let (inst, lim, k) = random_case(&mut rng, seed, 7);
-        let Ok(lists) = allowed_pairs(&inst, &lim) else {
-            continue;
-        };
-        let Some(mut s) = Search::new(&inst, lim, lists, Deadline::none()) else {
+        let Some(mut s) = search_of(&inst, lim) else {
             continue;
         };
         s.donate_every = 1 + seed % 3;
@@ -145,7 +149,11 @@ fn a_first_solution_split_search_answers_as_brute_force() {
                 assert!(lim.fits(sc.metrics.delay), "seed {seed}");
                 found += 1;
             }
-            Probe::Infeasible => assert!(!exists(&inst, &lim, k), "seed {seed}: refuted"),
+            Probe::Infeasible => {
+                assert!(!exists(&inst, &lim, k), "seed {seed}: refuted");
+                let plain = run(&inst, lim, k, None).map(|((_, _, nodes), _)| nodes);
+                assert_eq!(Some(s.nodes), plain, "seed {seed}: a refutation's nodes");
+            }
             Probe::Unknown(why) => panic!("seed {seed}: no answer: {why}"),
         }
     }
@@ -162,8 +170,7 @@ fn a_first_solution_stops_every_piece() {
     use std::sync::Arc;
     let mut rng = ChaCha8Rng::seed_from_u64(53);
     let (inst, lim, _) = random_case(&mut rng, 0, 7);
-    let lists = allowed_pairs(&inst, &lim).expect("lists");
-    let mut s = Search::new(&inst, lim, lists, Deadline::none()).expect("a search");
+    let mut s = search_of(&inst, lim).expect("a search");
     let root = s.root_state();
     let piece = |key: Vec<u32>| Piece {
         node: key.clone(),
