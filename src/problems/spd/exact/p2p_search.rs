@@ -98,7 +98,7 @@
 use crate::problems::spd::exact::p2p::Limits;
 use crate::problems::spd::exact::{score, Deadline, Probe};
 use crate::problems::spd::model::{SpdInstance, SpdSolution};
-use bits::{set, Bits, Counts};
+use bits::{set, Bits, Counts, ListIndex};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -324,46 +324,16 @@ impl<'a> Search<'a> {
         if words > MAX_PREFIX_WORDS || m > MAX_CLIENTS {
             return None;
         }
-        let prefix = lists
-            .iter()
-            .map(|l| {
-                let mut p = vec![0u64; (l.len() + 1) * w];
-                for (i, &(c, _)) in l.iter().enumerate() {
-                    let (done, rest) = p.split_at_mut((i + 1) * w);
-                    rest[..w].copy_from_slice(&done[i * w..]);
-                    set(&mut rest[..w], c);
-                }
-                p
-            })
-            .collect();
-        let n = lists.len();
-        let mut at = vec![u32::MAX; m.saturating_mul(n)];
-        for (s, l) in lists.iter().enumerate() {
-            for (i, &(c, _)) in l.iter().enumerate() {
-                at[c * n + s] = i as u32;
-            }
-        }
-        let servers_of = (0..m)
-            .map(|c| {
-                let row = &at[c * n..(c + 1) * n];
-                (0..n as u32)
-                    .filter(|&s| row[s as usize] != u32::MAX)
-                    .collect()
-            })
-            .collect();
-        let vals = lists
-            .iter()
-            .map(|l| l.iter().map(|&(_, x)| x).collect())
-            .collect();
+        let index = ListIndex::new(&lists, m, w);
         Some(Search {
             inst,
             lim,
             k: 0,
             lists: Arc::new(lists),
-            vals: Arc::new(vals),
-            prefix: Arc::new(prefix),
-            at: Arc::new(at),
-            servers_of: Arc::new(servers_of),
+            vals: Arc::new(index.vals),
+            prefix: Arc::new(index.prefix),
+            at: Arc::new(index.at),
+            servers_of: Arc::new(index.servers_of),
             w,
             nodes: 0,
             budget: 0,
@@ -438,63 +408,6 @@ impl<'a> Search<'a> {
     /// [`Search::cap_refuted`]).
     pub(crate) fn set_cuts(&mut self, on: bool) {
         self.cut = on;
-    }
-
-    /// Whether a tight orphan packing's new hosts are checked (on by
-    /// default; [`packing`]).
-    #[cfg(test)]
-    pub(crate) fn set_packing(&mut self, on: bool) {
-        self.packing = on;
-    }
-
-    /// Whether branches opening the last host are checked before their
-    /// node (on by default; [`Search::last_host_fails`]).
-    #[cfg(test)]
-    pub(crate) fn set_last_host(&mut self, on: bool) {
-        self.last_host = on;
-    }
-
-    /// Whether the last-host check runs the forced moves (on by default;
-    /// [`Search::all_hosts_fail`]).
-    #[cfg(test)]
-    pub(crate) fn set_last_forced(&mut self, on: bool) {
-        self.last_forced = on;
-    }
-
-    /// Whether branches opening the next-to-last host are checked before
-    /// their node (on by default; [`Search::next_to_last_fails`]).
-    #[cfg(test)]
-    pub(crate) fn set_next_to_last(&mut self, on: bool) {
-        self.next_to_last = on;
-    }
-
-    /// Whether branches opening the third host from last are checked
-    /// before their node (on by default; [`Search::third_to_last_fails`]).
-    #[cfg(test)]
-    pub(crate) fn set_third_to_last(&mut self, on: bool) {
-        self.third_to_last = on;
-    }
-
-    /// Whether branches opening a host with four or five hosts left are
-    /// checked by their child's packing before their node (on by default;
-    /// [`Search::opening_overpacks`]).
-    #[cfg(test)]
-    pub(crate) fn set_early_packing(&mut self, on: bool) {
-        self.early_packing = if on { EARLY_PACKING } else { 0 };
-    }
-
-    /// Whether every branch that check refutes is searched to the end
-    /// without it (a solution there panics).
-    #[cfg(test)]
-    pub(crate) fn set_early_packing_verify(&mut self, on: bool) {
-        self.early_packing_verify = on;
-    }
-
-    /// Whether the two-server bound narrows the other windows against
-    /// each pair (on by default; [`Search::pair_leaves_none`]).
-    #[cfg(test)]
-    pub(crate) fn set_pair_narrowing(&mut self, on: bool) {
-        self.pair_narrowing = on;
     }
 
     /// True once the search's deadline has passed.
@@ -643,6 +556,9 @@ pub(crate) mod probe;
 mod spare;
 #[path = "p2p_search_split.rs"]
 mod split;
+#[cfg(test)]
+#[path = "p2p_search_switches.rs"]
+mod switches;
 #[path = "p2p_search_windows.rs"]
 mod windows;
 

@@ -174,6 +174,63 @@ impl Counts {
     }
 }
 
+/// The lookup tables a search builds once from its allowed lists
+/// (`lists[s]`: `(client, access)` by access ascending; `m` clients, `w`
+/// words a bitset). O(Σ|lists[s]| · w + m · n) time and memory.
+pub(super) struct ListIndex {
+    /// `prefix[s][i·w..(i+1)·w]`: the first `i` clients of `lists[s]`.
+    pub(super) prefix: Vec<Vec<u64>>,
+    /// `at[c·n + s]`: position of client `c` in `lists[s]` (`u32::MAX`:
+    /// none), client-major.
+    pub(super) at: Vec<u32>,
+    /// `servers_of[c]`: the servers whose list holds client `c`, ascending.
+    pub(super) servers_of: Vec<Vec<u32>>,
+    /// The accesses of `lists[s]`, contiguous.
+    pub(super) vals: Vec<Vec<f64>>,
+}
+
+impl ListIndex {
+    pub(super) fn new(lists: &[Vec<(usize, f64)>], m: usize, w: usize) -> Self {
+        let prefix = lists
+            .iter()
+            .map(|l| {
+                let mut p = vec![0u64; (l.len() + 1) * w];
+                for (i, &(c, _)) in l.iter().enumerate() {
+                    let (done, rest) = p.split_at_mut((i + 1) * w);
+                    rest[..w].copy_from_slice(&done[i * w..]);
+                    set(&mut rest[..w], c);
+                }
+                p
+            })
+            .collect();
+        let n = lists.len();
+        let mut at = vec![u32::MAX; m.saturating_mul(n)];
+        for (s, l) in lists.iter().enumerate() {
+            for (i, &(c, _)) in l.iter().enumerate() {
+                at[c * n + s] = i as u32;
+            }
+        }
+        let servers_of = (0..m)
+            .map(|c| {
+                let row = &at[c * n..(c + 1) * n];
+                (0..n as u32)
+                    .filter(|&s| row[s as usize] != u32::MAX)
+                    .collect()
+            })
+            .collect();
+        let vals = lists
+            .iter()
+            .map(|l| l.iter().map(|&(_, x)| x).collect())
+            .collect();
+        ListIndex {
+            prefix,
+            at,
+            servers_of,
+            vals,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{has, set, Counts, CAP_SLICES};

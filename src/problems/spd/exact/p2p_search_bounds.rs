@@ -41,6 +41,23 @@ pub(super) struct PairBufs {
     wins: Vec<Option<(usize, usize)>>,
 }
 
+impl PairBufs {
+    /// Empties every buffer for a node with `n` servers and `w` words a
+    /// bitset.
+    fn reset(&mut self, n: usize, w: usize) {
+        self.wins.clear();
+        self.wins.resize(n, None);
+        self.firsts.clear();
+        self.seconds.clear();
+        self.servers.clear();
+        self.slot.clear();
+        self.slot.resize(n, usize::MAX);
+        self.parts.clear();
+        self.rest.clear();
+        self.rest.resize(w, 0);
+    }
+}
+
 impl Search<'_> {
     /// Unassigned clients no open host's window holds.
     pub(super) fn orphans(&self, st: &State) -> Bits {
@@ -116,19 +133,8 @@ impl Search<'_> {
         let Some(o1) = ones(&opt.least(orphans)).next() else {
             return (true, false);
         };
-        b.wins.clear();
-        b.wins.resize(st.env.len(), None);
-        b.firsts.clear();
+        b.reset(st.env.len(), w);
         self.holders(st, o1, opening, &mut b.wins, &mut b.firsts);
-        // (most `s1` miss the same `o2`: its servers are listed once, as
-        // `seconds` entries `(o2, start, end)` into `servers`)
-        b.seconds.clear();
-        b.servers.clear();
-        b.slot.clear();
-        b.slot.resize(st.env.len(), usize::MAX);
-        b.parts.clear();
-        b.rest.clear();
-        b.rest.resize(w, 0);
         let mut refused = 0;
         // the client the last refused pair left in no window
         let mut witness = None;
@@ -146,15 +152,7 @@ impl Search<'_> {
             let Some(o2) = ones(&b.rest).next() else {
                 return (true, refused > 0);
             };
-            let (from, to) = match b.seconds.iter().find(|e| e.0 == o2) {
-                Some(&(_, from, to)) => (from, to),
-                None => {
-                    let from = b.servers.len();
-                    self.holders(st, o2, opening, &mut b.wins, &mut b.servers);
-                    b.seconds.push((o2, from, b.servers.len()));
-                    (from, b.servers.len())
-                }
-            };
+            let (from, to) = self.second_holders(st, o2, opening, b);
             // (`o2` lies outside `s1`'s window, so `s2 != s1`)
             for at in from..to {
                 let s2 = b.servers[at];
@@ -179,6 +177,26 @@ impl Search<'_> {
             }
         }
         (false, refused > 0)
+    }
+
+    /// The servers holding the second orphan `o2` (narrowed as
+    /// [`Search::holders`] does), as a run `from..to` of `b.servers`: most
+    /// first servers miss the same `o2`, so its servers are listed once,
+    /// as a `seconds` entry `(o2, from, to)`.
+    fn second_holders(
+        &self,
+        st: &State,
+        o2: usize,
+        opening: Opening,
+        b: &mut PairBufs,
+    ) -> (usize, usize) {
+        if let Some(&(_, from, to)) = b.seconds.iter().find(|e| e.0 == o2) {
+            return (from, to);
+        }
+        let from = b.servers.len();
+        self.holders(st, o2, opening, &mut b.wins, &mut b.servers);
+        b.seconds.push((o2, from, b.servers.len()));
+        (from, b.servers.len())
     }
 
     /// The non-host servers but the opening's whose window (narrowed

@@ -362,10 +362,7 @@ impl Search<'_> {
         // first few, the one on fewest servers' lists, whose list is
         // the loop
         let n = self.inst.servers();
-        let pivot = ones(left)
-            .take(EXTRA_FIRST_OF)
-            .min_by_key(|&c| self.servers_of[c].len())
-            .unwrap_or(0);
+        let pivot = self.extra_pivot(left);
         let at = &self.at[pivot * n..(pivot + 1) * n];
         spare.fill(0);
         let mut held = false;
@@ -378,19 +375,13 @@ impl Search<'_> {
             if !(win.0..win.1).contains(&(at[t] as usize)) {
                 continue;
             }
-            let b = &mut ex.bits[i * w..(i + 1) * w];
-            if !ex.known[i] {
-                ex.known[i] = true;
-                self.window_bits(t, win, b);
-            }
-            let b = &ex.bits[i * w..(i + 1) * w];
-            if misses(b) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
+            let b = self.extra_bits(ex, i);
+            if misses(b) {
                 continue;
             }
-            let narrowed = f.b.chosen.iter().flatten().fold(win, |win, &j| {
-                let d = f.pk.cands[j];
-                self.narrow(t, win, d.s, d.x, d.x)
-            });
+            let Some(narrowed) = self.narrowed_by_chosen(f.pk, &f.b.chosen, (t, win)) else {
+                continue;
+            };
             let b = if narrowed == win {
                 b
             } else {
@@ -408,41 +399,41 @@ impl Search<'_> {
         held
     }
 
-    /// The tests' cross-check of [`Search::fit_extra`]: the same answer
-    /// from the clients' positions on each server (the lookups the window
-    /// bits replaced), asserted equal.
-    #[cfg(test)]
-    fn fit_extra_by_lookup(&self, f: &Fit, left: &[u64], spare: &[u64], held: bool) {
-        if !f.with_extra {
-            return;
+    /// The window bits of `ex`'s `i`-th server, computed on first use.
+    fn extra_bits<'e>(&self, ex: &'e mut Extra, i: usize) -> &'e [u64] {
+        let w = self.w;
+        let (t, win) = ex.servers[i];
+        let b = &mut ex.bits[i * w..(i + 1) * w];
+        if !ex.known[i] {
+            ex.known[i] = true;
+            self.window_bits(t, win, b);
         }
-        let ex = &f.b.extra;
-        let n = self.inst.servers();
-        let holds = |t: usize, (a, b): (usize, usize)| {
-            ones(left).all(|c| (a..b).contains(&(self.at[c * n + t] as usize)))
-        };
-        let mut want = vec![0u64; self.w];
-        let mut scratch = vec![0u64; self.w];
-        let mut any = false;
-        for &(t, win) in &ex.servers {
-            if !holds(t, win) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
-                continue;
-            }
-            let win = f.b.chosen.iter().flatten().fold(win, |win, &j| {
-                let d = f.pk.cands[j];
-                self.narrow(t, win, d.s, d.x, d.x)
-            });
-            if holds(t, win) {
-                any = true;
-                self.window_bits(t, win, &mut scratch);
-                or_into(&mut want, &scratch);
-            }
+        b
+    }
+
+    /// Of the first [`EXTRA_FIRST_OF`] clients of `left`, the one on
+    /// fewest servers' lists.
+    fn extra_pivot(&self, left: &[u64]) -> usize {
+        ones(left)
+            .take(EXTRA_FIRST_OF)
+            .min_by_key(|&c| self.servers_of[c].len())
+            .unwrap_or(0)
+    }
+
+    /// Server `t`'s window `win` narrowed against every chosen candidate
+    /// (`chosen`: indices into `pk`'s candidates); `None` when one of them
+    /// is `t` itself (the extra host is another server).
+    fn narrowed_by_chosen(
+        &self,
+        pk: &Packing,
+        chosen: &[Option<usize>],
+        (t, win): (usize, (usize, usize)),
+    ) -> Option<(usize, usize)> {
+        let picked = chosen.iter().flatten().map(|&j| pk.cands[j]);
+        if picked.clone().any(|d| d.s == t) {
+            return None;
         }
-        assert_eq!(held, any, "fit_extra: held");
-        if held {
-            assert_eq!(spare, &want[..], "fit_extra: spare");
-        }
-        EXTRA_CROSS_CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(picked.fold(win, |win, d| self.narrow(t, win, d.s, d.x, d.x)))
     }
 
     /// The unassigned clients neither the picks themselves, nor the chosen
@@ -494,6 +485,10 @@ fn or_into(y: &mut [u64], z: &[u64]) {
 fn covers(open: &[u64], cov: &[u64]) -> bool {
     open.iter().zip(cov).all(|(o, c)| o & !c == 0)
 }
+
+#[cfg(test)]
+#[path = "p2p_search_fit_lookup.rs"]
+mod lookup;
 
 /// The servers an extra new host may be ([`Search::packing_fits`]).
 #[derive(Default)]

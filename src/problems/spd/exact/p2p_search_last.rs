@@ -45,16 +45,7 @@ impl Search<'_> {
         need: &mut [u64],
         b: &mut LastBufs,
     ) -> bool {
-        let w = self.w;
-        b.hosts.clear();
-        for h in (0..st.env.len()).filter(|&h| st.env[h].is_some() || h == s) {
-            let (l, u) = match st.env[h] {
-                Some((a, z)) if h != s => (self.val(h, a), self.val(h, z)),
-                _ => (lo, hi),
-            };
-            b.hosts
-                .push((h, self.narrow(h, st.win[h], s, lo, hi), l, u));
-        }
+        self.last_hosts(st, (s, lo, hi), &mut b.hosts);
         // the first round's misses first, stopping once every client is
         // held (most branches die or live there; then the rounds)
         b.single.clear();
@@ -66,7 +57,7 @@ impl Search<'_> {
         if !held {
             return true;
         }
-        let k = b.hosts.len();
+        let (k, w) = (b.hosts.len(), self.w);
         for v in [&mut b.bits, &mut b.any, &mut b.more, &mut b.single] {
             v.clear();
         }
@@ -78,40 +69,70 @@ impl Search<'_> {
             if need.iter().all(|&x| x == 0) {
                 return false;
             }
-            b.any.fill(0);
-            b.more.fill(0);
-            for (j, &(h, win, _, _)) in b.hosts.iter().enumerate() {
-                let bits = &mut b.bits[j * w..(j + 1) * w];
-                self.window_bits(h, win, bits);
-                count_twice(&mut b.any, &mut b.more, bits);
-            }
-            let mut forced = false;
-            for (((o, n), a), m) in b
-                .single
-                .iter_mut()
-                .zip(need.iter())
-                .zip(&b.any)
-                .zip(&b.more)
-            {
-                if n & !a != 0 {
-                    self.count_forced_refuted(round);
-                    return true;
-                }
-                *o = n & !m;
-                forced |= *o != 0;
-            }
-            if !forced {
-                return false;
-            }
-            for c in ones(&b.single) {
-                if !self.force_onto(c, &mut b.hosts) {
-                    self.count_forced_refuted(1);
-                    return true;
-                }
-                clear(need, c);
+            if let Some(fails) = self.forced_round(round, need, b) {
+                return fails;
             }
         }
         false
+    }
+
+    /// The `k` hosts with `s` opened (envelope `lo..=hi`): each server,
+    /// its window narrowed against `s`'s envelope, and its envelope.
+    fn last_hosts(
+        &self,
+        st: &State,
+        (s, lo, hi): (usize, f64, f64),
+        hosts: &mut Vec<(usize, (usize, usize), f64, f64)>,
+    ) {
+        hosts.clear();
+        for h in (0..st.env.len()).filter(|&h| st.env[h].is_some() || h == s) {
+            let (l, u) = match st.env[h] {
+                Some((a, z)) if h != s => (self.val(h, a), self.val(h, z)),
+                _ => (lo, hi),
+            };
+            hosts.push((h, self.narrow(h, st.win[h], s, lo, hi), l, u));
+        }
+    }
+
+    /// One round of [`Search::all_hosts_fail`]: every client of `need` only
+    /// one window holds joins that host. `Some(true)`: some client is left
+    /// in no window (refuted); `Some(false)`: none is forced (the rounds
+    /// end); `None`: clients moved (`need` loses them), go on.
+    fn forced_round(&self, round: usize, need: &mut [u64], b: &mut LastBufs) -> Option<bool> {
+        let w = self.w;
+        b.any.fill(0);
+        b.more.fill(0);
+        for (j, &(h, win, _, _)) in b.hosts.iter().enumerate() {
+            let bits = &mut b.bits[j * w..(j + 1) * w];
+            self.window_bits(h, win, bits);
+            count_twice(&mut b.any, &mut b.more, bits);
+        }
+        let mut forced = false;
+        for (((o, n), a), m) in b
+            .single
+            .iter_mut()
+            .zip(need.iter())
+            .zip(&b.any)
+            .zip(&b.more)
+        {
+            if n & !a != 0 {
+                self.count_forced_refuted(round);
+                return Some(true);
+            }
+            *o = n & !m;
+            forced |= *o != 0;
+        }
+        if !forced {
+            return Some(false);
+        }
+        for c in ones(&b.single) {
+            if !self.force_onto(c, &mut b.hosts) {
+                self.count_forced_refuted(1);
+                return Some(true);
+            }
+            clear(need, c);
+        }
+        None
     }
 
     /// Counts a refutation past the first round (the tests' measure).

@@ -243,12 +243,7 @@ impl Search<'_> {
                 if let Err(stop) = self.tick() {
                     break Err(stop);
                 }
-                *match which {
-                    Early::LastHost => &mut self.last_host_refuted,
-                    Early::NextToLast => &mut self.next_to_last_refuted,
-                    Early::ThirdToLast => &mut self.third_to_last_refuted,
-                    Early::Packing => &mut self.early_packing_refuted,
-                } += 1;
+                self.count_early(which);
                 self.cap_refuted(&mut stack[level].st, s, p);
                 continue;
             }
@@ -262,13 +257,29 @@ impl Search<'_> {
                 done => break done,
             }
         };
+        self.unwind(stack, level);
+        self.give_words(need);
+        self.give_words(spare);
+        out
+    }
+
+    /// Counts a branch refuted before its node, by the check that did.
+    fn count_early(&mut self, which: Early) {
+        *match which {
+            Early::LastHost => &mut self.last_host_refuted,
+            Early::NextToLast => &mut self.next_to_last_refuted,
+            Early::ThirdToLast => &mut self.third_to_last_refuted,
+            Early::Packing => &mut self.early_packing_refuted,
+        } += 1;
+    }
+
+    /// Pops the frames from `level` up, their states' buffers kept for
+    /// reuse.
+    fn unwind(&mut self, stack: &mut Vec<Frame>, level: usize) {
         while stack.len() > level {
             if let Some(f) = stack.pop() {
                 self.recycle(f.st);
             }
         }
-        self.give_words(need);
-        self.give_words(spare);
-        out
     }
 }
