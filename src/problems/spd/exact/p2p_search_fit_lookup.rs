@@ -22,12 +22,15 @@ impl Search<'_> {
         let mut scratch = vec![0u64; self.w];
         let mut any = false;
         for &(t, win) in &ex.servers {
-            if !holds(t, win) {
+            // written out here, not through `Search::narrowed_by_chosen`,
+            // so that a fault there shows as a disagreement
+            if !holds(t, win) || f.b.chosen.iter().flatten().any(|&j| f.pk.cands[j].s == t) {
                 continue;
             }
-            let Some(win) = self.narrowed_by_chosen(f.pk, &f.b.chosen, (t, win)) else {
-                continue;
-            };
+            let win = f.b.chosen.iter().flatten().fold(win, |win, &j| {
+                let d = f.pk.cands[j];
+                self.narrow(t, win, d.s, d.x, d.x)
+            });
             if holds(t, win) {
                 any = true;
                 self.window_bits(t, win, &mut scratch);
