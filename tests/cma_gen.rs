@@ -266,3 +266,18 @@ fn gen_cma_takes_the_edge_connection() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--edge-conn nope"));
 }
+
+/// fuzz4 (small items): `--slack 0.1` on 200 clients gives a total capacity
+/// of 220, not 221 (200 · 1.1 is 220.00000000000003 in floating point).
+#[test]
+fn static_slack_rounds_up_without_the_floats_last_bits() {
+    for (clients, slack, total) in [(200, 0.1, 220), (200, 0.0, 200), (7, 0.5, 11), (3, 0.1, 4)] {
+        let c = GenCmaConfig {
+            slack,
+            ..cfg(Scenario::Static, 3, clients)
+        };
+        let inst = generate_cma(&c).unwrap();
+        let sum: usize = inst.capacity.iter().sum();
+        assert_eq!(sum, total, "{clients} clients, slack {slack}");
+    }
+}

@@ -74,7 +74,24 @@ pub fn fmt_ms(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
         Some(x) if x.is_infinite() => "inf".into(),
-        Some(x) => format!("{x:.1}"),
+        Some(x) => fixed(x, 1),
+    }
+}
+
+/// `x` with `decimals` decimals, never `-0.000`: a value that rounds to zero
+/// is shown without its sign.
+///
+/// ```
+/// use serverpick::core::table::fixed;
+/// assert_eq!(fixed(-0.0, 3), "0.000");
+/// assert_eq!(fixed(-1e-9, 2), "0.00");
+/// assert_eq!(fixed(-1.5, 1), "-1.5");
+/// ```
+pub fn fixed(x: f64, decimals: usize) -> String {
+    let s = format!("{x:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
     }
 }
 

@@ -516,6 +516,22 @@ fn complete(
             ),
         ));
     }
+    // A completed path is a sum of measured RTTs, each within the limit, so
+    // it may exceed it: refuse it here, naming the pair, rather than write an
+    // instance that every reader refuses.
+    if let Some(&(i, j, v)) = fills.iter().find(|f| !crate::net::matrix::is_latency(f.2)) {
+        return Err(Error::input(
+            file,
+            "",
+            format!(
+                "the completed path {}-{} is {v:e} ms, above the delay limit of {:e} ms; \
+                 measure that pair or drop the sites it joins",
+                ids[i],
+                ids[j],
+                crate::net::matrix::MAX_LATENCY_MS
+            ),
+        ));
+    }
     for &(i, j, v) in &fills {
         m[i * n + j] = v;
         m[j * n + i] = v;

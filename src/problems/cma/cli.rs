@@ -258,6 +258,17 @@ fn run_gen_pings(args: &GenCmaArgs, imp: &crate::net::ping_import::PingImport) -
         .file_stem()
         .map_or_else(|| "pings".into(), |s| s.to_string_lossy().into_owned());
     let inst = cma_from_pings(imp, args.capacity.as_deref(), &stem)?;
+    if let Some(asked) = &args.capacity {
+        // The model keeps a capacity at most the players (a mirror never takes
+        // more than every player); say so rather than change it silently.
+        let most = inst.total_players().max(inst.clients());
+        if asked.iter().any(|&c| c > most) {
+            eprintln!(
+                "serverpick: gen cma: --capacity above the {most} players is written as {most} \
+                 (no mirror can take more than every player)"
+            );
+        }
+    }
     write_cma_with(&args.out, &inst, side(args))?;
     eprintln!(
         "wrote {} ({} client rows{}, {} candidate mirrors, capacities {})",

@@ -163,7 +163,10 @@ fn scenario_capacity(cfg: &GenCmaConfig, n: usize, rng: &mut ChaCha8Rng) -> Vec<
         Scenario::Join | Scenario::Leave => (&[100, 150, 200, 250, 300], n),
         Scenario::Dynamic => (&[50, 75, 100, 125, 150], 500 * n / 1300),
         Scenario::Static => {
-            let total = (n as f64 * (1.0 + cfg.slack)).ceil() as usize;
+            // n·(1 + slack) is rounded up, forgiving the float's last bits:
+            // 200 · 1.1 is 220.00000000000003, and its ceiling must be 220.
+            let exact = n as f64 * (1.0 + cfg.slack);
+            let total = (exact - 1e-9 * exact.max(1.0)).ceil() as usize;
             let w: Vec<f64> = (0..k).map(|_| rng.random_range(1.0..3.0)).collect();
             return split_by_weights(total, &w);
         }

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::net::ping_import::PingImport;
-use crate::problems::cma::model::CmaInstance;
+use crate::problems::cma::model::{CmaInstance, MAX_PLAYERS};
 
 /// Capacities: `None` = every mirror can take every player (never binding);
 /// one value = the same for every mirror; else one per candidate.
@@ -34,6 +34,26 @@ fn player_counts(p: &[u64]) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// The populations' running total against [`MAX_PLAYERS`]: the error names
+/// the sites file and the site at which the total passes the limit (fuzz4
+/// M5: the instance's own check could only name `players[0]` of a file
+/// that does not exist yet).
+fn check_total(players: &[u64], imp: &PingImport, file: &str) -> Result<()> {
+    let mut total: u64 = 0;
+    for (i, &p) in players.iter().enumerate() {
+        total = total.saturating_add(p);
+        if total > MAX_PLAYERS as u64 {
+            let site = &imp.matrix.ids[imp.clients[i]];
+            return Err(Error::input(
+                file,
+                format!("population of site '{site}'"),
+                format!("the players add up to {total} here, more than the limit of {MAX_PLAYERS}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The instance (see the module doc); `name` is its name.
 pub fn cma_from_pings(
     imp: &PingImport,
@@ -43,6 +63,9 @@ pub fn cma_from_pings(
     let m = &imp.matrix;
     let k = imp.candidates.len();
     let rows = imp.clients.len();
+    if let (Some(p), Some(sites)) = (&imp.players, &imp.sites) {
+        check_total(p, imp, &sites.file)?;
+    }
     let players: usize = match &imp.players {
         Some(p) => usize::try_from(p.iter().sum::<u64>()).unwrap_or(usize::MAX),
         None => rows,

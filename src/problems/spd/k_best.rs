@@ -21,20 +21,28 @@ use crate::problems::spd::spdp2p_h::Spdp2pH;
 /// `k-best`.
 pub struct KBest;
 
-/// `C(n, k)`, saturating.
-pub fn binomial(n: u64, k: u64) -> u64 {
+/// `C(n, k)`; `None` when it does not fit in a `u128` (n above about 130
+/// with k near n/2).
+pub fn binomial(n: u64, k: u64) -> Option<u128> {
     if k > n {
-        return 0;
+        return Some(0);
     }
     let k = k.min(n - k);
     let mut acc: u128 = 1;
     for i in 0..k {
-        acc = acc * u128::from(n - i) / u128::from(i + 1);
-        if acc > u128::from(u64::MAX) {
-            return u64::MAX;
-        }
+        // acc · (n − i) is divisible by i + 1 (it is C(n, i+1) · (i + 1)).
+        acc = acc.checked_mul(u128::from(n - i))? / u128::from(i + 1);
     }
-    acc as u64
+    Some(acc)
+}
+
+/// `k · C(n, k)`, the subset-root pairs k-best tries, as people read it:
+/// exact, or "more than 3.4e38" when it does not fit in a `u128`.
+fn pairs_text(n: u64, k: u64) -> (Option<u128>, String) {
+    match binomial(n, k).and_then(|b| b.checked_mul(u128::from(k))) {
+        Some(w) => (Some(w), w.to_string()),
+        None => (None, format!("more than {:e}", u128::MAX as f64)),
+    }
 }
 
 /// Calls `f` with every `k`-subset of `0..n` in lexicographic order, until
@@ -132,13 +140,13 @@ impl Engine<SpdInstance> for KBest {
         let Some(k) = evaluate_spd(inst, &seed).metrics.map(|m| m.hosts) else {
             return SpdOutcome::no_solution("k-best could not evaluate the SPDCS-H seed");
         };
-        let work = binomial(inst.servers() as u64, k as u64).saturating_mul(k as u64);
+        let (work, shown) = pairs_text(inst.servers() as u64, k as u64);
         let cap = ctx.opts.count(&KBEST_MAX_SUBSETS);
-        if work > cap {
+        if work.is_none_or(|w| w > u128::from(cap)) {
             return SpdOutcome::failed(
                 FailureReason::Refused,
                 format!(
-                    "refused: k = {k} over {} servers means {work} subset-root pairs, above the cap of {cap} (raise --kbest-max-subsets)",
+                    "refused: k = {k} over {} servers means {shown} subset-root pairs, above the cap of {cap} (raise --kbest-max-subsets)",
                     inst.servers(),
                 ),
             );
@@ -176,16 +184,24 @@ mod tests {
                 let expected = if k == 0 {
                     0
                 } else {
-                    binomial(n as u64, k as u64)
+                    binomial(n as u64, k as u64).unwrap_or(u128::MAX)
                 };
-                assert_eq!(seen.len() as u64, expected, "n {n} k {k}");
+                assert_eq!(seen.len() as u128, expected, "n {n} k {k}");
                 assert_eq!(distinct.len(), seen.len(), "a subset twice, n {n} k {k}");
                 for s in &seen {
                     assert!(s.windows(2).all(|w| w[0] < w[1]) && s.iter().all(|&x| x < n));
                 }
             }
         }
-        assert_eq!(binomial(25, 5), 53130);
+        assert_eq!(binomial(25, 5), Some(53130));
+        // fuzz4 M4: the refusal's count is exact, not a saturated u64.
+        let (work, shown) = pairs_text(100, 21);
+        assert_eq!(work, Some(42_878_669_632_304_774_637_600));
+        assert_eq!(shown, "42878669632304774637600");
+        assert_eq!(
+            pairs_text(400, 200).1,
+            format!("more than {:e}", u128::MAX as f64)
+        );
         let mut calls = 0;
         for_each_subset(6, 2, |_| {
             calls += 1;

@@ -41,6 +41,23 @@ pub fn spd_from_pings(imp: &PingImport, p: &PingSpdParams, label: &str) -> Resul
             p.unit_scale
         )));
     }
+    // Scaling may push a value above the readers' limit: refuse the option
+    // (naming the largest value it makes) rather than write an unreadable file.
+    let largest = (0..m.len())
+        .flat_map(|i| m.row(i).iter().copied())
+        .fold(0.0_f64, f64::max);
+    let scaled = round3(largest * p.unit_scale);
+    if !crate::net::matrix::is_latency(scaled) {
+        return Err(crate::error::Error::BadFlag {
+            flag: "--unit-scale".into(),
+            value: p.unit_scale.to_string(),
+            expected: format!(
+                "a factor that keeps every latency within {:e} ms (the largest RTT, {largest} \
+                 ms, would become {scaled:e} ms)",
+                crate::net::matrix::MAX_LATENCY_MS
+            ),
+        });
+    }
     let mut links = Vec::new();
     for (i, &a) in srv.iter().enumerate() {
         for (j, &b) in srv.iter().enumerate().skip(i + 1) {

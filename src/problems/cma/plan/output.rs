@@ -7,7 +7,7 @@
 use super::curve::{rel_gap, Plan};
 use super::exact::PointResult;
 use crate::bench::plot::{draw_chart, ChartSpec, Series, Style};
-use crate::core::table::Table;
+use crate::core::table::{fixed, Table};
 use crate::core::{fill_record, Outcome, SolveRecord, Status};
 use crate::error::{Error, Result};
 use crate::problems::cma::engines::{evaluate_cma_solution, CmaSolution};
@@ -236,11 +236,11 @@ pub fn render_table(inst: &CmaInstance, plan: &Plan) -> String {
         t.push(vec![
             p.k.to_string(),
             p.status.as_str().to_string(),
-            b.map_or("-".into(), |b| format!("{:.3}", b.objective)),
+            b.map_or("-".into(), |b| fixed(b.objective, 3)),
             b.map_or("-".into(), |b| {
-                format!("{:.3}", b.delay / inst.total_players().max(1) as f64)
+                fixed(b.delay / inst.total_players().max(1) as f64, 3)
             }),
-            p.bound.map_or("-".into(), |l| format!("{l:.3}")),
+            p.bound.map_or("-".into(), |l| fixed(l, 3)),
             match (b, p.bound) {
                 (Some(b), Some(l)) => format!("{:.2e}", rel_gap(b.objective, l)),
                 _ => "-".into(),
