@@ -6,9 +6,9 @@
 //! answer computed in-process).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serverpick::core::registry::read_instance;
 use serverpick::core::SolveOptions;
 use serverpick::external::{ExternalEngines, ExternalSpec};
+use serverpick::problems::read_instance;
 use serverpick::problems::spd::file::{to_file, write_spd_file};
 use serverpick::problems::spd::gen::{generate_paper_spd, PaperSpdParams};
 use serverpick::problems::spd::model::CommModel;

@@ -9,7 +9,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::problems::cma::playnow::pool::{
+use serverpick::app::cma::playnow::pool::{
     build_workload, simulate_pool, PingSource, PoolConfig, PoolPolicy,
 };
 use serverpick::problems::rank::model::{Player, RankInstance, Server};

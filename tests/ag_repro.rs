@@ -5,11 +5,11 @@
 mod common_cli;
 
 use common_cli::{serverpick, text};
+use serverpick::app::ag::repro::sim::{connection_ratio, simulate, World};
+use serverpick::app::ag::repro::snap::{extras, hotspot};
+use serverpick::app::ag::repro::{repro_ag, AgReproConfig};
 use serverpick::problems::ag::eval::evaluate;
 use serverpick::problems::ag::model::{AgSolution, Dest};
-use serverpick::problems::ag::repro::sim::{connection_ratio, simulate, World};
-use serverpick::problems::ag::repro::snap::{extras, hotspot};
-use serverpick::problems::ag::repro::{repro_ag, AgReproConfig};
 use std::path::Path;
 
 fn read(p: &Path) -> String {
@@ -134,7 +134,7 @@ fn simulation_conserves_players_and_matches_the_evaluator() {
     // Scenario A declines, B grows (connections vs disconnections).
     let a = simulate(&cfg, 'a', "hybrid").unwrap();
     let b = simulate(&cfg, 'b', "hybrid").unwrap();
-    let total = |r: &[serverpick::problems::ag::repro::sim::StepRecord]| {
+    let total = |r: &[serverpick::app::ag::repro::sim::StepRecord]| {
         r.iter()
             .map(|x| (x.connects, x.disconnects))
             .fold((0, 0), |s, x| (s.0 + x.0, s.1 + x.1))

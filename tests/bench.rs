@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 use serverpick::bench::export::read_jsonl;
 use serverpick::bench::row::CONFLICT;
 use serverpick::bench::shard::{shard_of, Shard};
-use serverpick::bench::{annotate, merge, run_bench, BenchConfig, BenchRow, Dispatch, Registry};
+use serverpick::bench::{annotate, merge, run_bench, BenchConfig, BenchRow, Dispatch, RowsOnly};
+use serverpick::core::registry::Registry;
 use serverpick::core::InstanceFeatures;
 use serverpick::core::ProblemInstance;
 use serverpick::core::SolveOptions;
@@ -43,6 +44,10 @@ fn config(paths: Vec<PathBuf>, out: PathBuf) -> BenchConfig {
     c.progress = false;
     c.jobs = 2;
     c.options = SolveOptions::new(Some(20.0), 0);
+    // The command layer's reports, as `serverpick bench` writes them.
+    c.reports = std::sync::Arc::new(serverpick::app::report::Standard {
+        registry: serverpick::problems::registry(),
+    });
     c
 }
 
@@ -54,7 +59,15 @@ fn keys(rows: &[BenchRow]) -> BTreeSet<(String, String, u32)> {
 /// an error record.
 struct WithFailures;
 
+/// The crate's families.
+#[allow(non_upper_case_globals)]
+static Registry: std::sync::LazyLock<Registry> =
+    std::sync::LazyLock::new(serverpick::problems::registry);
+
 impl Dispatch for WithFailures {
+    fn read(&self, path: &std::path::Path) -> serverpick::Result<Box<dyn ProblemInstance>> {
+        Registry.read_instance(path)
+    }
     fn known_engines(&self) -> Vec<String> {
         let mut v = Registry.known_engines();
         v.extend(["boom".to_string(), "nothing".to_string()]);
@@ -91,7 +104,7 @@ fn csv_and_jsonl_agree_on_a_small_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let inst = small_folder(tmp.path());
     let out = tmp.path().join("out");
-    let o = run_bench(&config(vec![inst], out.clone()), &Registry).unwrap();
+    let o = run_bench(&config(vec![inst], out.clone()), &*Registry).unwrap();
     assert!(o.conflicts.is_empty(), "{:?}", o.conflicts);
     // CS: alg-m, spdcs-h, k-best, exact; P2P: alg-m, spdp2p-h, zizo, host-ls, host-search, host-lns,
     // k-best, exact.
@@ -284,7 +297,7 @@ fn shards_cover_every_unit_exactly_once_and_merge_matches_a_full_run() {
     let inst = small_folder(tmp.path());
     let full = run_bench(
         &config(vec![inst.clone()], tmp.path().join("full")),
-        &Registry,
+        &*Registry,
     )
     .unwrap();
     let n = 3;
@@ -294,7 +307,7 @@ fn shards_cover_every_unit_exactly_once_and_merge_matches_a_full_run() {
         let dir = tmp.path().join(format!("shard{k}"));
         let mut c = config(vec![inst.clone()], dir.clone());
         c.shard = Some(format!("{k}/{n}").parse::<Shard>().unwrap());
-        let o = run_bench(&c, &Registry).unwrap();
+        let o = run_bench(&c, &*Registry).unwrap();
         for r in &o.rows {
             assert_eq!(shard_of(&r.file, &r.engine, n), k);
             *seen.entry(r.key()).or_default() += 1;
@@ -306,7 +319,7 @@ fn shards_cover_every_unit_exactly_once_and_merge_matches_a_full_run() {
         seen.keys().cloned().collect::<BTreeSet<_>>(),
         keys(&full.rows)
     );
-    let merged = merge(&dirs, &tmp.path().join("merged"), &Registry).unwrap();
+    let merged = merge(&dirs, &tmp.path().join("merged"), &*Registry, &RowsOnly).unwrap();
     assert_eq!(keys(&merged.rows), keys(&full.rows));
     for (m, f) in merged.rows.iter().zip(&full.rows) {
         assert_eq!(
@@ -325,7 +338,7 @@ fn resume_after_an_interrupted_run() {
     let mut c = config(vec![inst], out.clone());
     c.engines = Some(vec!["alg-m".into(), "k-best".into()]);
     c.repeat = 2;
-    let full = run_bench(&c, &Registry).unwrap();
+    let full = run_bench(&c, &*Registry).unwrap();
     assert_eq!(full.rows.len(), 4 * 2 * 2);
     // Simulate Ctrl-C: 5 complete rows and half of the sixth.
     let path = out.join("results.jsonl");
@@ -338,11 +351,11 @@ fn resume_after_an_interrupted_run() {
     );
     std::fs::write(&path, cut).unwrap();
     assert!(
-        run_bench(&c, &Registry).is_err(),
+        run_bench(&c, &*Registry).is_err(),
         "must refuse without --resume"
     );
     c.resume = true;
-    let resumed = run_bench(&c, &Registry).unwrap();
+    let resumed = run_bench(&c, &*Registry).unwrap();
     assert_eq!((resumed.skipped, resumed.ran), (5, full.rows.len() - 5));
     assert_eq!(keys(&resumed.rows), keys(&full.rows));
     assert_eq!(read_jsonl(&path).unwrap().rows.len(), full.rows.len());
@@ -372,7 +385,7 @@ fn failing_and_panicking_engines_give_error_rows() {
         summary.contains("| boom | 4 | 4 | 0 | 0 | 4 |"),
         "{summary}"
     );
-    assert!(run_bench(&config(vec![], tmp.path().join("x")), &Registry)
+    assert!(run_bench(&config(vec![], tmp.path().join("x")), &*Registry)
         .unwrap()
         .rows
         .is_empty());
@@ -384,6 +397,6 @@ fn unknown_engine_is_a_usage_error() {
     let inst = small_folder(tmp.path());
     let mut c = config(vec![inst], tmp.path().join("out"));
     c.engines = Some(vec!["nope".into()]);
-    let e = run_bench(&c, &Registry).unwrap_err();
+    let e = run_bench(&c, &*Registry).unwrap_err();
     assert!(e.to_string().contains("unknown engine 'nope'"));
 }

@@ -1,9 +1,9 @@
 //! The bench CLI front ends (`cli::bench`): argument parsing through clap,
 //! a run on the bundled instances, a tiny `repro spd` and `repro cma`.
 
+use serverpick::app::report::summary::render_markdown;
 use serverpick::bench::export::read_jsonl;
 use serverpick::bench::row::CONFLICT;
-use serverpick::bench::summary::render_markdown;
 use std::path::Path;
 
 /// Runs the real command line in process: exit 0 → `Ok`, 2 → a usage
@@ -11,7 +11,7 @@ use std::path::Path;
 fn run(args: &[&str]) -> serverpick::Result<()> {
     let mut full = vec!["serverpick"];
     full.extend_from_slice(args);
-    match serverpick::cli::run_args(full) {
+    match serverpick::app::cli::run_args(full) {
         0 => Ok(()),
         2 => Err(serverpick::Error::Usage("exit code 2".into())),
         c => Err(serverpick::Error::Solver(format!("exit code {c}"))),
@@ -261,9 +261,9 @@ fn repro_cma_on_a_shrunk_grid_writes_every_output() {
 
 #[test]
 fn repro_cma_instances_round_trip_through_simulate() {
-    use serverpick::core::registry::read_instance;
     use serverpick::problems::cma::sim::{simulate, SimOptions};
     use serverpick::problems::cma::Instance;
+    use serverpick::problems::read_instance;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r");
     let o = out.to_str().unwrap();

@@ -4,7 +4,7 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serverpick::problems::cma::events::write_simulation;
+use serverpick::app::cma::events::write_simulation;
 use serverpick::problems::cma::file::read_cma;
 use serverpick::problems::cma::model::{CmaEvent, CmaInstance};
 use serverpick::problems::cma::sim::{simulate, Policy, SimOptions};

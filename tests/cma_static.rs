@@ -246,7 +246,7 @@ fn invalid_input_names_file_field_and_index() {
 #[test]
 fn fixture_files_read_through_the_dispatcher() {
     for f in ["instances/cma-paper-fig3.json", "instances/cma-small.json"] {
-        let inst = serverpick::core::registry::read_instance(Path::new(f)).unwrap();
+        let inst = serverpick::problems::read_instance(Path::new(f)).unwrap();
         assert_eq!(inst.problem(), "cma", "{f}");
         assert!(
             inst.as_any().is::<serverpick::problems::cma::Instance>(),

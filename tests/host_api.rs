@@ -4,10 +4,10 @@
 
 use serde_json::{json, Value};
 use serverpick::bench::runner::ForeignEngines;
-use serverpick::bench::{run_bench, BenchConfig, Registry};
-use serverpick::core::registry::{parse_instance, read_instance};
+use serverpick::bench::{run_bench, BenchConfig};
 use serverpick::core::{ProblemInstance, SolveOptions, Source, Status};
 use serverpick::external::callback::{CallError, FnEngine};
+use serverpick::problems::{parse_instance, read_instance};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -197,7 +197,7 @@ fn function_engines_run_in_bench_beside_built_in_ones() {
         engine("junk", "junk"),
         engine("lie", "lie"),
     ]);
-    let out = run_bench(&c, &Registry).unwrap();
+    let out = run_bench(&c, &serverpick::problems::registry()).unwrap();
     let row = |inst: &str, e: &str| {
         out.rows
             .iter()
@@ -231,7 +231,7 @@ fn function_engines_run_in_bench_beside_built_in_ones() {
     // a name taken by a built-in engine is refused before anything runs
     c.foreign = ForeignEngines(vec![engine("exact", "ok")]);
     c.out = dir.path().join("out2");
-    assert!(run_bench(&c, &Registry)
+    assert!(run_bench(&c, &serverpick::problems::registry())
         .unwrap_err()
         .to_string()
         .contains("taken"));
@@ -239,9 +239,11 @@ fn function_engines_run_in_bench_beside_built_in_ones() {
 
 #[test]
 fn try_run_args_returns_errors_instead_of_printing() {
-    let e = serverpick::cli::try_run_args(["serverpick", "solve", "--no-such-flag"]).unwrap_err();
+    let e =
+        serverpick::app::cli::try_run_args(["serverpick", "solve", "--no-such-flag"]).unwrap_err();
     assert_eq!(e.exit_code(), 2);
-    let e = serverpick::cli::try_run_args(["serverpick", "eval", "instances/none.json", "x.json"])
-        .unwrap_err();
+    let e =
+        serverpick::app::cli::try_run_args(["serverpick", "eval", "instances/none.json", "x.json"])
+            .unwrap_err();
     assert!(e.to_string().contains("none.json"), "{e}");
 }

@@ -4,8 +4,8 @@
 //! the file holds.
 
 use npyz::WriterBuilder;
-use serverpick::core::registry::read_instance;
 use serverpick::core::ProblemInstance;
+use serverpick::problems::read_instance;
 use std::path::Path;
 use std::process::Command;
 

@@ -8,6 +8,7 @@ mod common_cli;
 
 use common_cli::{serverpick, text};
 use proptest::prelude::*;
+use serverpick::app::ranges::repro::{x_hub, ReproConfig};
 use serverpick::core::{SolveOptions, Status};
 use serverpick::problems::ranges::engines::{run_ranges, BUDGET};
 use serverpick::problems::ranges::eval::{evaluate, moved_cells};
@@ -17,7 +18,6 @@ use serverpick::problems::ranges::model::{
     normalise, starts_to_owner, RangesInstance, RangesSolution, Starts, Subscription,
 };
 use serverpick::problems::ranges::oracle::LoadOracle;
-use serverpick::problems::ranges::repro::{x_hub, ReproConfig};
 use serverpick::problems::ranges::simulate::{simulate_ranges, SimConfig, POLICIES};
 use serverpick::problems::ranges::workload::WorkloadConfig;
 

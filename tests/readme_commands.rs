@@ -101,7 +101,8 @@ fn every_readme_and_docs_command_runs_from_a_clone() {
                     args[i] = tmp.path().join(&args[i]).display().to_string();
                 }
             }
-            let parse = serverpick::cli::command().try_get_matches_from(&args);
+            let parse = serverpick::app::cli::command(&serverpick::app::cli::App::builtin())
+                .try_get_matches_from(&args);
             assert!(
                 parse.is_ok(),
                 "{}: `{c}` does not parse: {:?}",

@@ -1,7 +1,7 @@
 //! Every class of invalid SPD input gives an error naming file, field and
 //! index — never a panic.
 
-use serverpick::core::registry::read_instance;
+use serverpick::problems::read_instance;
 use serverpick::Error;
 use std::path::PathBuf;
 

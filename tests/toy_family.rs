@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map};
 use serverpick::core::engine::{self, Ctx, Engine, Engines, Problem};
-use serverpick::core::registry;
 use serverpick::core::{
     EvalReport, FailureReason, Family, ForeignEngine, InstanceFeatures, Outcome, ProblemInstance,
     SolveOptions, SolveRecord, SolveRow, Status, Verdict,
@@ -177,15 +176,16 @@ impl ProblemInstance for ToyInstance {
     }
 }
 
+/// The command line with the toy family added to the crate's.
 fn cli(args: &[&str]) -> i32 {
     let mut full = vec!["serverpick"];
     full.extend_from_slice(args);
-    serverpick::cli::run_args(full)
+    let app = serverpick::app::cli::App::builtin().with_family(&TOY, Vec::new);
+    serverpick::app::cli::run_args_with(&app, full)
 }
 
 #[test]
 fn a_registered_family_runs_through_solve_eval_and_bench() {
-    registry::register(&TOY);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("toy.json");
     std::fs::write(
@@ -296,7 +296,7 @@ impl ForeignEngine for Json {
 #[test]
 fn a_foreign_engine_goes_through_the_same_runner() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/spd-fig1-p2p.json");
-    let inst = registry::read_instance(&path).unwrap();
+    let inst = serverpick::problems::read_instance(&path).unwrap();
     let opts = SolveOptions::default();
     let builtin = inst.run_engine("alg-m", &opts);
     let good = Json(builtin.solution.clone().unwrap());
@@ -322,7 +322,7 @@ fn a_foreign_engine_goes_through_the_same_runner() {
 /// range, a doc line, one flag name each.
 #[test]
 fn every_engine_parameter_is_well_declared() {
-    let params = registry::params();
+    let params = serverpick::problems::registry().params();
     assert!(!params.is_empty());
     for p in &params {
         p.validate().unwrap();

@@ -7,11 +7,10 @@ use crate::instance::PyInstance;
 use crate::wait::{interruptible, Patience};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use serverpick::bench::dispatch::Registry;
 use serverpick::bench::runner::{run_bench, BenchConfig, ForeignEngines};
-use serverpick::core::registry::parse_instance;
 use serverpick::core::{interrupt, Ctx, ForeignEngine, ProblemInstance, Source};
 use serverpick::external::callback::{CallError, CallResult, FnEngine};
+use serverpick::problems::parse_instance;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -130,6 +129,10 @@ pub fn _bench<'py>(
     config.jobs = jobs;
     config.resume = resume;
     config.progress = progress;
+    // The same reports as `serverpick bench` (summary, plots).
+    config.reports = std::sync::Arc::new(serverpick::app::report::Standard {
+        registry: serverpick::problems::registry(),
+    });
     config.foreign = ForeignEngines(
         python_engines
             .into_iter()
@@ -137,7 +140,7 @@ pub fn _bench<'py>(
             .collect(),
     );
     let outcome = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {
-        run_bench(&config, &Registry)
+        run_bench(&config, &serverpick::problems::registry())
     });
     interrupt::clear();
     let outcome = outcome?.py_err(py)?;

@@ -17,10 +17,10 @@ use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethod
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
-use serverpick::cli::model::SolverArgs;
-use serverpick::core::registry::{self, parse_instance};
+use serverpick::app::cli::model::SolverArgs;
 use serverpick::core::{interrupt, Deadline, ProblemInstance, SolveOptions, Source};
 use serverpick::lp::model_out::SolverIo;
+use serverpick::problems::{parse_instance, registry};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ const SOLVE_PATIENCE: Duration = Duration::from_secs(1);
 /// The families' names.
 #[pyfunction]
 fn families() -> Vec<&'static str> {
-    registry::families().iter().map(|f| f.name()).collect()
+    registry().families().iter().map(|f| f.name()).collect()
 }
 
 /// Every engine name of every family (or of `family`), in table order.
@@ -41,8 +41,8 @@ fn families() -> Vec<&'static str> {
 #[pyo3(signature = (family=None))]
 fn engines(family: Option<&str>) -> PyResult<Vec<String>> {
     match family {
-        None => Ok(registry::known_engines()),
-        Some(name) => registry::find(name).map(|f| f.engines()).ok_or_else(|| {
+        None => Ok(registry().known_engines()),
+        Some(name) => registry().find(name).map(|f| f.engines()).ok_or_else(|| {
             let known = families().join(", ");
             errors::UsageError::new_err(format!("unknown family '{name}' (known: {known})"))
         }),
@@ -53,7 +53,8 @@ fn engines(family: Option<&str>) -> PyResult<Vec<String>> {
 /// default and help.
 #[pyfunction]
 fn params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    registry::params()
+    registry()
+        .params()
         .into_iter()
         .map(|p| {
             let d = PyDict::new(py);
@@ -72,7 +73,9 @@ fn params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
 #[pyo3(signature = (path, problem=None))]
 fn read(py: Python<'_>, path: PathBuf, problem: Option<&str>) -> PyResult<PyInstance> {
     let opts = SolveOptions::default();
-    let inst = registry::read_instance_as(&path, problem, None, &opts).py_err(py)?;
+    let inst = registry()
+        .read_instance_as(&path, problem, None, &opts)
+        .py_err(py)?;
     // Every built-in family writes itself back (`to_value`): no text kept.
     Ok(PyInstance::new(Arc::from(inst), None))
 }
@@ -198,7 +201,7 @@ fn options(
         other => other,
     };
     let mut opts = SolveOptions::new(limit, seed);
-    let known = registry::params();
+    let known = registry().params();
     for (k, v) in params.into_iter().flat_map(|d| d.iter()) {
         let key: String = k.extract()?;
         let flag = key.replace('_', "-");
@@ -367,7 +370,7 @@ fn cli(py: Python<'_>, args: Vec<String>) -> PyResult<i32> {
         .chain(args)
         .collect();
     let result = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {
-        serverpick::cli::try_run_args(argv)
+        serverpick::app::cli::try_run_args(argv)
     });
     interrupt::clear();
     result?.py_err(py)

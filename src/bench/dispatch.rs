@@ -1,13 +1,19 @@
-//! How the runner reaches engines: a [`Dispatch`] over instances read through
-//! the family registry. [`Registry`] is the real one (every family's engines);
-//! tests wrap it with mock engines (e.g. one that panics).
+//! How the runner reaches instances and engines: a [`Dispatch`]. The
+//! registry of families ([`Registry`]) is the real one (every family's
+//! files and engines); tests wrap it with mock engines (e.g. one that
+//! panics).
 
+use crate::core::registry::Registry;
 use crate::core::{FailureReason, ProblemInstance, SolveOptions, SolveRecord};
+use crate::error::Result;
+use std::path::Path;
 
 pub use crate::core::InstanceFeatures;
 
 /// Maps instances to engines and runs them.
 pub trait Dispatch: Sync {
+    /// Reads an instance file.
+    fn read(&self, path: &Path) -> Result<Box<dyn ProblemInstance>>;
     /// Every engine name this dispatch knows, any problem, in table order.
     fn known_engines(&self) -> Vec<String>;
     /// The engines that apply to `inst`, in table order.
@@ -24,13 +30,14 @@ pub trait Dispatch: Sync {
     fn features(&self, inst: &dyn ProblemInstance) -> InstanceFeatures;
 }
 
-/// The real dispatch: every engine of every registered family.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Registry;
-
+/// The real dispatch: every file and engine of the registry's families.
 impl Dispatch for Registry {
+    fn read(&self, path: &Path) -> Result<Box<dyn ProblemInstance>> {
+        self.read_instance(path)
+    }
+
     fn known_engines(&self) -> Vec<String> {
-        crate::core::registry::known_engines()
+        Registry::known_engines(self)
     }
 
     fn applicable_engines(&self, inst: &dyn ProblemInstance) -> Vec<String> {

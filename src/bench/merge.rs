@@ -4,6 +4,7 @@
 
 use crate::bench::dispatch::Dispatch;
 use crate::bench::export;
+use crate::bench::reports::Reports;
 use crate::bench::runner::{finish, sort_rows, BenchOutcome, RESULTS_JSONL, RUN_JSON};
 use crate::bench::shard::Shard;
 use crate::error::{Error, Result};
@@ -60,7 +61,12 @@ fn check_shards(dirs: &[PathBuf]) {
 /// `bench-merge`: combines the result sets of `dirs` (e.g. one per shard)
 /// into `out`, recomputing best known and gaps across all of them. A row
 /// whose (file, engine, repetition) appeared in an earlier folder is dropped.
-pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<BenchOutcome> {
+pub fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    dispatch: &dyn Dispatch,
+    reports: &dyn Reports,
+) -> Result<BenchOutcome> {
     if dirs.is_empty() {
         return Err(Error::Usage("bench-merge needs at least one folder".into()));
     }
@@ -107,7 +113,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, dispatch: &dyn Dispatch) -> Result<Be
     let known = dispatch.known_engines();
     sort_rows(&mut rows, &known);
     let note = format!("Merged from {} result folder(s).", dirs.len());
-    let conflicts = finish(out, &mut rows, Some(&note), &known)?;
+    let conflicts = finish(out, &mut rows, Some(&note), &known, reports)?;
     Ok(BenchOutcome {
         ran: 0,
         skipped: 0,

@@ -9,29 +9,28 @@
 //! - [`shard`]: `--shard K/N` for cluster job arrays.
 //! - [`export`]: CSV and JSON Lines exporters.
 //! - [`import`]: solution files produced elsewhere as rows (`--solutions`).
-//! - [`summary`]: `summary.md` and `summary.json` (counts, gaps, times,
-//!   shifted geometric means).
-//! - [`plot`]: SVG plots.
-//! - [`profile`]: Dolan–Moré time and gap profiles.
+//! - [`reports`]: what the command layer writes beside the rows (summary,
+//!   plots; `app::report`), handed in as a [`Reports`].
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
-//! rows complete), `results.csv`, `summary.md`, `summary.json` and `*.svg`, all regenerated
-//! from the rows at the end of a run and by `bench-merge`.
+//! rows complete), `results.csv`, and the reports (`summary.md`,
+//! `summary.json`, `*.svg` from the command layer), all regenerated from the
+//! rows at the end of a run and by `bench-merge`.
 
 pub mod dispatch;
 pub mod export;
 pub mod foreign;
 pub mod import;
 pub mod merge;
-pub mod plot;
-pub mod profile;
+pub mod reports;
 pub mod row;
 pub mod runner;
 pub mod shard;
-pub mod summary;
 
-pub use dispatch::{Dispatch, Registry};
+pub use crate::core::registry::Registry;
+pub use dispatch::Dispatch;
 pub use merge::merge;
+pub use reports::{Reports, ResultSet, RowsOnly};
 pub use row::{annotate, BenchRow};
 pub use runner::{run_bench, BenchConfig, BenchOutcome};
 pub use shard::Shard;

@@ -8,10 +8,9 @@ use crate::bench::dispatch::{error_record, Dispatch, InstanceFeatures};
 use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
 pub use crate::bench::foreign::ForeignEngines;
 use crate::bench::import::{self, Candidate, Import};
+use crate::bench::reports::{Reports, ResultSet, RowsOnly};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
-use crate::bench::{plot, summary};
-use crate::core::registry::read_instance;
 use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, StopReason};
 use crate::error::{Error, Result};
 use crate::external::ExternalEngines;
@@ -29,17 +28,13 @@ use std::time::Instant;
 pub const RESULTS_JSONL: &str = "results.jsonl";
 /// CSV twin of [`RESULTS_JSONL`].
 pub const RESULTS_CSV: &str = "results.csv";
-/// Markdown summary.
-pub const SUMMARY_MD: &str = "summary.md";
-/// The numbers of [`SUMMARY_MD`] for machines ([`summary::summary_json`]).
-pub const SUMMARY_JSON: &str = "summary.json";
 /// What a sharded run's folder holds (`{"shard": "K/N"}`).
 pub const RUN_JSON: &str = "run.json";
 /// How often a running bench refreshes `results.csv` and `summary.md`.
 const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BenchConfig {
     /// Instance files and folders.
     pub paths: Vec<PathBuf>,
@@ -69,6 +64,9 @@ pub struct BenchConfig {
     /// Engines handed in by a library caller (the Python package's
     /// functions): run on every instance they apply to, like external ones.
     pub foreign: ForeignEngines,
+    /// What is written beside the rows (summary, plots: the command layer's
+    /// `app::report`); [`RowsOnly`] by default.
+    pub reports: std::sync::Arc<dyn Reports>,
 }
 
 impl BenchConfig {
@@ -88,6 +86,7 @@ impl BenchConfig {
             solutions: Vec::new(),
             solutions_engine: None,
             foreign: ForeignEngines::default(),
+            reports: std::sync::Arc::new(RowsOnly),
         }
     }
 }
@@ -167,7 +166,13 @@ pub fn run_bench(config: &BenchConfig, dispatch: &dyn Dispatch) -> Result<BenchO
     rows.extend(new_rows);
     sort_rows(&mut rows, &known);
     let note = config.shard.map(shard_note);
-    let conflicts = finish(&config.out, &mut rows, note.as_deref(), &known)?;
+    let conflicts = finish(
+        &config.out,
+        &mut rows,
+        note.as_deref(),
+        &known,
+        config.reports.as_ref(),
+    )?;
     if interrupt::interrupted() {
         // Ctrl-C or SIGTERM: the rows finished are written; the units cut
         // short or not started have no row, so `--resume` runs them.
@@ -248,7 +253,7 @@ fn check_engines(wanted: Option<&[String]>, known: &[String]) -> Result<()> {
 }
 
 fn load(path: &Path, dispatch: &dyn Dispatch) -> Result<Loaded> {
-    let inst = read_instance(path)?;
+    let inst = dispatch.read(path)?;
     let features = dispatch.features(inst.as_ref());
     Ok(Loaded {
         file: path.display().to_string(),
@@ -421,7 +426,8 @@ fn execute(
             pb.inc(1);
             if g.last_snapshot.elapsed() >= SNAPSHOT_EVERY {
                 g.last_snapshot = Instant::now();
-                if let Err(e) = snapshot(&config.out, previous, &g.rows, known) {
+                let reports = config.reports.as_ref();
+                if let Err(e) = snapshot(&config.out, previous, &g.rows, known, reports) {
                     g.error.get_or_insert(e);
                 }
             }
@@ -442,31 +448,26 @@ struct Sink {
     last_snapshot: Instant,
 }
 
-/// `results.csv`, `summary.md` and `summary.json` for the rows so far, so an
+/// `results.csv` and the cheap reports for the rows so far, so an
 /// interrupted run leaves them (the plots are drawn at the end).
-fn snapshot(out: &Path, previous: &[BenchRow], new: &[BenchRow], known: &[String]) -> Result<()> {
+fn snapshot(
+    out: &Path,
+    previous: &[BenchRow],
+    new: &[BenchRow],
+    known: &[String],
+    reports: &dyn Reports,
+) -> Result<()> {
     let mut rows: Vec<BenchRow> = previous.iter().chain(new).cloned().collect();
     sort_rows(&mut rows, known);
     let conflicts = annotate(&mut rows);
     export::export(&CsvExporter, &rows, &out.join(RESULTS_CSV))?;
-    let note = "A snapshot of a run in progress.";
-    let md = summary::render_markdown(&rows, &conflicts, Some(note), known);
-    export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
-    write_summary_json(out, &rows, &conflicts, known)
-}
-
-/// Writes [`SUMMARY_JSON`] (pretty-printed, with a final newline).
-fn write_summary_json(
-    out: &Path,
-    rows: &[BenchRow],
-    conflicts: &[String],
-    engine_order: &[String],
-) -> Result<()> {
-    let v = summary::summary_json(rows, conflicts, engine_order);
-    let mut text = serde_json::to_string_pretty(&v)
-        .map_err(|e| Error::Usage(format!("cannot serialise the summary: {e}")))?;
-    text.push('\n');
-    export::write_atomic(&out.join(SUMMARY_JSON), text.as_bytes())
+    let set = ResultSet {
+        rows: &rows,
+        conflicts: &conflicts,
+        note: Some("A snapshot of a run in progress."),
+        engine_order: known,
+    };
+    reports.write(out, &set, true)
 }
 
 /// Runs one unit (a built-in engine through `dispatch`, or an external
@@ -546,31 +547,24 @@ pub fn sort_rows(rows: &mut [BenchRow], known: &[String]) {
 }
 
 /// Annotates `rows` and (re)writes every output in `out`: `results.jsonl`,
-/// `results.csv`, the plots, `summary.md` (engines in `engine_order`,
-/// linking the profile plots that were written) and `summary.json`.
-/// Returns the conflicts.
+/// `results.csv` and the `reports` (engines in `engine_order`). Returns the
+/// conflicts.
 pub fn finish(
     out: &Path,
     rows: &mut [BenchRow],
     note: Option<&str>,
     engine_order: &[String],
+    reports: &dyn Reports,
 ) -> Result<Vec<String>> {
     let conflicts = annotate(rows);
     export::export(&JsonlExporter, rows, &out.join(RESULTS_JSONL))?;
     export::export(&CsvExporter, rows, &out.join(RESULTS_CSV))?;
-    let plots: Vec<String> = match plot::write_bench_plots(rows, out, engine_order) {
-        Ok(paths) => paths
-            .iter()
-            .filter_map(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-            .collect(),
-        Err(e) => {
-            eprintln!("warning: plots not written: {e}");
-            Vec::new()
-        }
+    let set = ResultSet {
+        rows,
+        conflicts: &conflicts,
+        note,
+        engine_order,
     };
-    let md = summary::render_markdown_with_plots(rows, &conflicts, note, engine_order, &plots);
-    export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
-    write_summary_json(out, rows, &conflicts, engine_order)?;
+    reports.write(out, &set, false)?;
     Ok(conflicts)
 }

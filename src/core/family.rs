@@ -9,7 +9,7 @@
 //! ([`crate::core::registry`]) lists the families; the generic layers
 //! (`core`, `bench`, `cli`) know no family by name. A family's own commands
 //! (`gen NAME`, `repro NAME`, …) are clap types and live in `cli`
-//! ([`crate::cli::CliHook`]), so `core` knows no clap.
+//! ([`crate::app::cli::CliHook`]), so `core` knows no clap.
 
 use crate::core::outcome::Verdict;
 use crate::core::{ForeignEngine, ParamSpec, SolveOptions, SolveRecord};

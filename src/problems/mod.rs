@@ -3,21 +3,10 @@
 //! engines, reproductions), each behind [`crate::core::Family`].
 //!
 //! The registry: a new family is its `pub mod` line and one entry in
-//! [`builtin`]. The modules are plain declarations so that `cargo fmt`
-//! reaches every family folder.
+//! [`registry`] (its commands, if any, go into `app`). The modules are plain
+//! declarations so that `cargo fmt` reaches every family folder.
 
-use crate::cli::CliHook;
-use crate::core::Family;
-
-/// A family as the crate registers it: the family, and the commands it adds
-/// to the CLI.
-#[derive(Clone, Copy)]
-pub struct Registered {
-    /// The family.
-    pub family: &'static dyn Family,
-    /// Its own commands (`gen NAME`, `repro NAME`, `plan NAME`, …).
-    pub commands: fn() -> Vec<CliHook>,
-}
+use crate::core::registry::Registry;
 
 pub mod ag;
 pub mod cma;
@@ -26,15 +15,30 @@ pub mod rank;
 pub mod spd;
 pub mod spdvr;
 
-/// The crate's families, in table order, with their commands.
-pub fn builtin() -> Vec<Registered> {
-    let r = |family: &'static dyn Family, commands| Registered { family, commands };
-    vec![
-        r(&spd::FAMILY, spd::cli::hooks),
-        r(&spdvr::FAMILY, Vec::new),
-        r(&cma::FAMILY, cma::cli::hooks),
-        r(&rank::FAMILY, rank::cli::hooks),
-        r(&ranges::FAMILY, ranges::cli::hooks),
-        r(&ag::FAMILY, ag::cli::hooks),
-    ]
+/// The crate's families, in table order: the registry the command layer
+/// starts from (a family from outside the crate is added with
+/// [`Registry::with`]).
+pub fn registry() -> Registry {
+    Registry::new(vec![
+        &spd::FAMILY,
+        &spdvr::FAMILY,
+        &cma::FAMILY,
+        &rank::FAMILY,
+        &ranges::FAMILY,
+        &ag::FAMILY,
+    ])
+}
+
+/// Reads any instance file of the crate's families ([`registry`]).
+pub fn read_instance(
+    path: &std::path::Path,
+) -> crate::error::Result<Box<dyn crate::core::ProblemInstance>> {
+    registry().read_instance(path)
+}
+
+/// Reads an instance from its text with the crate's families ([`registry`]).
+pub fn parse_instance(
+    src: &crate::core::Source,
+) -> crate::error::Result<Box<dyn crate::core::ProblemInstance>> {
+    registry().parse_instance(src)
 }

@@ -16,7 +16,6 @@
 //! docs/ag.md describes the model, every engine and the measured numbers.
 
 pub mod classic;
-pub mod cli;
 pub mod engines;
 pub mod eval;
 pub mod exact;
@@ -25,7 +24,6 @@ pub mod gamma;
 pub mod gen;
 pub mod hybrid;
 pub mod model;
-pub mod repro;
 pub mod roles;
 
 use crate::core::engine;

@@ -21,7 +21,6 @@
 //! docs/ranges.md describes the problem, the format, every engine and the
 //! measured numbers.
 
-pub mod cli;
 pub mod curves;
 pub mod engines;
 pub mod eval;
@@ -34,9 +33,6 @@ pub mod leave_join;
 pub mod model;
 pub mod nbr_adjust;
 pub mod oracle;
-pub mod repro;
-pub mod repro_report;
-pub mod sim_report;
 pub mod simulate;
 pub mod start;
 pub mod workload;

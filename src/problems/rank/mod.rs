@@ -5,7 +5,7 @@
 //!   preset with its source; [`ranking`]: the ranking and "play now";
 //!   [`eval`]: THE evaluator of an ordering; [`cli`]: `serverpick rank`
 //!   (`serverpick repro playnow`, the population study that compares the
-//!   ranking with CMA's optimum, lives in [`crate::problems::cma::playnow`]:
+//!   ranking with CMA's optimum, lives in [`crate::app::cma::playnow`]:
 //!   it needs both families, and CMA already uses the score.)
 //! - Through the family interface (`solve`, `eval`, `bench`): one engine per
 //!   preset, `rank-<preset>`, whose solution is its ordering
@@ -17,7 +17,6 @@
 //!
 //! Docs: `docs/rank.md`.
 
-pub mod cli;
 pub mod eval;
 pub mod file;
 pub mod model;

@@ -15,7 +15,6 @@
 //!   [`repro`]: seed 001 §IV's experiment; [`cli`]: `gen spd`, `repro spd`.
 
 pub mod algorithm_matching;
-pub mod cli;
 pub mod engines;
 pub mod eval;
 pub mod exact;
@@ -28,7 +27,6 @@ pub mod k_best;
 pub mod model;
 pub mod pings;
 pub mod plan;
-pub mod repro;
 pub mod spdcs_h;
 pub mod spdp2p_h;
 pub mod table;

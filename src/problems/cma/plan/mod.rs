@@ -18,7 +18,6 @@
 //!   [`output`]: the out folder (solution, curve CSV/JSONL/SVG);
 //!   [`cli`]: the command.
 
-pub mod cli;
 pub mod cover;
 pub mod curve;
 pub mod exact;
@@ -26,7 +25,6 @@ pub mod fastswap;
 pub mod greedy;
 pub mod lagrange;
 pub mod milp;
-pub mod output;
 pub mod points;
 pub mod swap;
 

@@ -43,8 +43,6 @@
 //! is one deadline for the whole sweep: every solve gets the time left, and
 //! once it has passed (or Ctrl-C) the sweep ends with the points it has.
 
-pub mod cli;
-pub mod out;
 pub mod points;
 
 use crate::core::{within_bound, Deadline, SolveOptions};
