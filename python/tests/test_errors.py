@@ -64,3 +64,19 @@ def test_a_conflict_is_exit_1_in_cli_and_solver_error_in_bench(instances_dir, tm
     with pytest.warns(RuntimeWarning, match="conflict"):
         rows = sp.bench(path, engines=["exact"], python_engines={"liar": lambda inst: worse}, check=False)
     assert len(rows) == 2
+
+
+def test_array_messages_name_what_is_wrong():
+    d = [[1.0, 10.0], [8.0, 2.0]]
+    cases = [
+        (lambda: sp.cma_instance([[float("inf"), 10.0], [8.0, 2.0]], [3, 5]), "delay[0][0]", "inf"),
+        (lambda: sp.cma_instance(d, [3]), "capacity", "has 1 values, expected 2"),
+        (lambda: sp.cma_instance(d, [3, 5], players=[10**18, 2]), "players", "limit of 1099511627776"),
+        (lambda: sp.spd_instance(d, [[0.0, 1.0], [1.0, 0.0]], mu=float("nan")), "mu", "NaN"),
+    ]
+    for build, field, words in cases:
+        with pytest.raises(sp.InputError) as e:
+            build()
+        assert e.value.field.startswith(field), str(e.value)
+        assert words in str(e.value), str(e.value)
+
