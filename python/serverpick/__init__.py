@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 import numpy as np
 
 from . import _serverpick
+from ._engine import stop_requested
 from ._serverpick import (  # noqa: F401  (re-exported)
     Error,
     InputError,
@@ -67,6 +68,7 @@ __all__ = [
     "read",
     "solve",
     "spd_instance",
+    "stop_requested",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -173,6 +175,12 @@ def solve(
     The GIL is released while it runs. Ctrl-C raises KeyboardInterrupt
     within a second; a HiGHS solve in progress cannot see it and finishes
     in the background at its time limit, its result dropped.
+
+    A Python function runs on a thread of its own. It cannot be stopped
+    from outside: at the time limit the run returns with status
+    `time_limit` (`stop` says which limit), `stop_requested()` turns True
+    inside the function, and the function runs on until it returns, its
+    answer dropped (the interpreter waits for it at exit).
     """
     if callable(engine):
         if params:

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use wait::{interruptible, Patience};
+use wait::{interruptible, Gate, Patience};
 
 /// How long `solve` waits for a run to stop after Ctrl-C before it raises.
 const SOLVE_PATIENCE: Duration = Duration::from_secs(1);
@@ -292,7 +292,8 @@ fn _solve<'py>(
     let opts = options(py, time_limit, seed, params)?.with_io(solver_io(py, solver)?);
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));
     let inst = instance.inner.clone();
-    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), move || {
+    let gate = Gate::default();
+    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), &gate, move || {
         inst.run_engine(&engine, &opts)
     })?;
     let v = serde_json::to_value(&record).map_err(|e| errors::Error::new_err(e.to_string()))?;
@@ -315,8 +316,9 @@ fn _solve_with<'py>(
     let opts = options(py, time_limit, seed, None)?;
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));
     let inst = instance.get().inner.clone();
-    let engine = bench::py_engine(name, function, Some(instance), Vec::new());
-    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), move || {
+    let gate = Gate::default();
+    let engine = bench::py_engine(name, function, Some(instance), Vec::new(), gate.clone());
+    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), &gate, move || {
         inst.run_foreign(engine.as_ref(), &opts)
     })?;
     let v = serde_json::to_value(&record).map_err(|e| errors::Error::new_err(e.to_string()))?;
@@ -383,9 +385,14 @@ fn cli(py: Python<'_>, args: Vec<String>) -> PyResult<i32> {
     let argv: Vec<String> = std::iter::once("serverpick".to_string())
         .chain(args)
         .collect();
-    let result = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {
-        serverpick::cli::try_run_args(argv)
-    });
+    let gate = Gate::default();
+    let result = interruptible(
+        py,
+        interrupt::flag(),
+        Patience::UntilDone,
+        &gate,
+        move || serverpick::cli::try_run_args(argv),
+    );
     interrupt::clear();
     result?.py_err(py)
 }
