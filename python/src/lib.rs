@@ -339,6 +339,14 @@ fn _evaluate<'py>(
     let inst = instance.inner.as_ref();
     let value = match value {
         Value::Array(items) => assignment(py, inst, &items)?,
+        // A record (`Result.record`, a `solve --out` file) written for
+        // another instance or problem is refused, as `serverpick eval`
+        // refuses it.
+        Value::Object(map) => {
+            serverpick::cli::eval::check_written_for(&map, inst, "the solution", None)
+                .py_err(py)?;
+            Value::Object(map)
+        }
         other => other,
     };
     let report = inst.eval_value(value, "the solution").py_err(py)?;

@@ -80,3 +80,17 @@ def test_array_messages_name_what_is_wrong():
         assert e.value.field.startswith(field), str(e.value)
         assert words in str(e.value), str(e.value)
 
+
+def test_evaluate_refuses_another_instances_record(instances_dir):
+    cma = sp.read(instances_dir / "cma-small.json")
+    spd = sp.read(instances_dir / "spd-fig1-cs.json")
+    record = sp.solve(spd, "exact").record
+    with pytest.raises(sp.UsageError, match="written for instance 'spd-fig1-cs', not 'small-static'"):
+        sp.evaluate(cma, record)
+    # Another problem under the same name, as `serverpick eval` refuses it.
+    mine = sp.solve(cma, "exact").record
+    with pytest.raises(sp.UsageError, match="written for problem 'spd'"):
+        sp.evaluate(cma, dict(mine, problem="spd"))
+    # Its own record and a bare solution are evaluated.
+    assert sp.evaluate(cma, mine).objective == mine["objective"]
+    assert sp.evaluate(cma, mine["solution"]).objective == mine["objective"]
