@@ -160,3 +160,15 @@ def test_what_json_cannot_hold_is_named():
         sp.spd_instance(d, np.array([[0.0, 1.0], [1.0, 0.0]]), mu=float("nan"))
     assert e.value.field == "mu" and "NaN" in str(e.value)
 
+
+def test_optional_arrays_are_none_when_absent(instances_dir, tmp_path):
+    inst = sp.read(instances_dir / "cma-small.json")
+    assert inst.open_cost is None and inst.players is None
+    assert "open_cost" not in inst.arrays()
+    with pytest.raises(AttributeError):
+        inst.no_such_field
+    with pytest.raises(AttributeError):
+        sp.read(instances_dir / "spd-fig1-cs.json").open_cost  # not an SPD array
+    data = inst.to_dict()
+    data["open_cost"] = [1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(sp.from_json(data).open_cost, [1.0, 2.0, 3.0])
