@@ -94,4 +94,6 @@ def _bench(
     progress: bool,
     params: Optional[Dict[str, Any]] = None,
     solver: Optional[Dict[str, Any]] = None,
+    solutions: List[str] = ...,
+    solutions_engine: Optional[str] = None,
 ) -> Tuple[List[Dict[str, Any]], List[str]]: ...

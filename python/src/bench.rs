@@ -163,7 +163,7 @@ fn last_line(py: Python<'_>, e: &PyErr) -> String {
 
 /// Runs the benchmark; the rows as dicts and the conflicts.
 #[pyfunction]
-#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None, solver=None))]
+#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None, solver=None, solutions=Vec::new(), solutions_engine=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _bench<'py>(
     py: Python<'py>,
@@ -179,6 +179,8 @@ pub fn _bench<'py>(
     progress: bool,
     params: Option<&Bound<'py, PyDict>>,
     solver: Option<&Bound<'py, PyDict>>,
+    solutions: Vec<PathBuf>,
+    solutions_engine: Option<String>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
     let mut config = BenchConfig::new(paths, out);
     config.engines = engines;
@@ -188,6 +190,8 @@ pub fn _bench<'py>(
     config.jobs = jobs;
     config.resume = resume;
     config.progress = progress;
+    config.solutions = solutions;
+    config.solutions_engine = solutions_engine;
     let gate = Gate::default();
     config.foreign = ForeignEngines(
         python_engines

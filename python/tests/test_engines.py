@@ -174,3 +174,20 @@ def test_a_python_engine_that_ignores_the_limit_is_dropped_at_it(cma, tmp_path):
     assert by["slow"].get("objective") is None
     assert by["j-greedy"]["status"] == "feasible"
 
+
+def test_bench_imports_solution_folders(instances_dir, tmp_path):
+    cma = sp.read(instances_dir / "cma-small.json")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sol = nearest_with_room(cma).tolist()
+    (elsewhere / "a.json").write_text(json.dumps(
+        {"instance": "small-static", "engine": "theirs", "solution": {"assign": sol}, "time_ms": 12}))
+    files = [instances_dir / "cma-small.json", instances_dir / "spd-fig1-cs.json"]
+    rows = sp.bench(files, engines=["exact"], solutions=elsewhere, out=tmp_path / "b")
+    theirs = [r for r in rows if r["engine"] == "theirs"]
+    assert len(theirs) == 1
+    assert theirs[0]["instance"] == "small-static" and theirs[0]["status"] == "feasible"
+    assert theirs[0]["objective"] == sp.evaluate(cma, sol).objective
+    rows = sp.bench(files, engines=["exact"], solutions=[elsewhere], solutions_engine="imported",
+                    out=tmp_path / "c")
+    assert [r["engine"] for r in rows if r["engine"] not in ("exact",)] == ["imported"]
