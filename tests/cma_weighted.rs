@@ -167,7 +167,11 @@ fn players_errors_name_the_field_and_index() {
         ("[5, -1]", "players[1]", "not a player count"),
         ("[5, 1.5]", "players[1]", "not a player count"),
         ("[5, \"x\"]", "players[1]", "not a player count"),
-        ("[5, 2e15]", "players[1]", "not a player count"),
+        (
+            "[5, 2e15]",
+            "players[1]",
+            "more than the limit of 1099511627776",
+        ),
         ("7", "players", "expected"),
     ] {
         let text = WEIGHTED.replace("[5,2]", players);

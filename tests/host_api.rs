@@ -105,26 +105,75 @@ fn arrays_have_the_documented_shapes() {
 
 #[test]
 fn from_arrays_is_checked_like_a_file() {
+    use serverpick::io::json_text::HostArray;
     use serverpick::problems::{cma, spd};
-    let v = cma::arrays::value_from_arrays(Some("x"), (2, &[1.0, 2.0, 3.0, 4.0]), &[1.0, 1.0]);
-    let inst = from_memory(v.to_string(), "<arrays>").unwrap();
+    let a = |shape: Vec<usize>, data: &'static [f64]| HostArray::of_slice(shape, data);
+    let text = cma::arrays::text_from_arrays(
+        "<arrays>",
+        Some("x"),
+        a(vec![2, 2], &[1.0, 2.0, 3.0, 4.0]),
+        a(vec![2], &[1.0, 1.0]),
+        None,
+    )
+    .unwrap();
+    let inst = from_memory(text, "<arrays>").unwrap();
     assert_eq!(inst.arrays()[0].data, [1.0, 2.0, 3.0, 4.0]);
-    let bad = cma::arrays::value_from_arrays(None, (1, &[1.0, 2.0]), &[1.5, 1.0]);
-    let e = from_memory(bad.to_string(), "<arrays>")
-        .unwrap_err()
-        .to_string();
-    assert!(e.starts_with("<arrays>: capacity"), "{e}");
-    let nan = f64::NAN;
-    let v = spd::file::value_from_arrays(
+    let cma_err = |delay: HostArray<'static>, capacity: HostArray<'static>, players| {
+        cma::arrays::text_from_arrays("<arrays>", None, delay, capacity, players)
+            .and_then(|t| from_memory(t, "<arrays>"))
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let d = || a(vec![1, 2], &[1.0, 2.0]);
+    let e = cma_err(d(), a(vec![2], &[1.5, 1.0]), None);
+    assert!(e.starts_with("<arrays>: capacity[0]: 1.5"), "{e}");
+    // What JSON cannot hold is named, not written as null.
+    let e = cma_err(
+        a(vec![1, 2], &[f64::INFINITY, 2.0]),
+        a(vec![2], &[1.0, 1.0]),
+        None,
+    );
+    assert!(e.starts_with("<arrays>: delay[0][0]: inf"), "{e}");
+    // A capacity of the wrong length is the capacity's error.
+    let e = cma_err(d(), a(vec![1], &[3.0]), None);
+    assert!(
+        e.starts_with("<arrays>: capacity: has 1 values, expected 2"),
+        "{e}"
+    );
+    // Large whole counts stay integers, so the reader names its limit.
+    let e = cma_err(d(), a(vec![2], &[3.0, 5.0]), Some(a(vec![1], &[1e18])));
+    assert!(
+        e.contains("players") && e.contains("limit of 1099511627776"),
+        "{e}"
+    );
+
+    let text = spd::file::text_from_arrays(
+        "<arrays>",
         None,
         "p2p",
         100.0,
-        (2, &[0.0, 5.0, 5.0, 0.0]),
-        (2, &[1.0, nan, 2.0, 3.0]),
-    );
+        a(vec![2, 2], &[0.0, 5.0, 5.0, 0.0]),
+        a(vec![2, 2], &[1.0, f64::NAN, 2.0, 3.0]),
+    )
+    .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["access"], json!([[1.0, null], [2.0, 3.0]]));
-    let inst = from_memory(v.to_string(), "<arrays>").unwrap();
+    let inst = from_memory(text, "<arrays>").unwrap();
     assert!(inst.arrays()[0].data[1].is_nan());
+    let e = spd::file::text_from_arrays(
+        "<arrays>",
+        None,
+        "cs",
+        f64::NAN,
+        a(vec![1, 1], &[0.0]),
+        a(vec![1, 1], &[1.0]),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "<arrays>: mu: NaN is not a delay bound (a finite number of ms)"
+    );
 }
 
 #[test]

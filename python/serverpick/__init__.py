@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 import numpy as np
 
 from . import _serverpick
+from ._engine import stop_requested
 from ._serverpick import (  # noqa: F401  (re-exported)
     Error,
     InputError,
@@ -67,6 +68,7 @@ __all__ = [
     "read",
     "solve",
     "spd_instance",
+    "stop_requested",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -173,6 +175,12 @@ def solve(
     The GIL is released while it runs. Ctrl-C raises KeyboardInterrupt
     within a second; a HiGHS solve in progress cannot see it and finishes
     in the background at its time limit, its result dropped.
+
+    A Python function runs on a thread of its own. It cannot be stopped
+    from outside: at the time limit the run returns with status
+    `time_limit` (`stop` says which limit), `stop_requested()` turns True
+    inside the function, and the function runs on until it returns, its
+    answer dropped (the interpreter waits for it at exit).
     """
     if callable(engine):
         if params:
@@ -261,6 +269,14 @@ def _as_path(instance: Union[Instance, PathLike], folder: Path) -> str:
     return os.fspath(instance)
 
 
+def _paths(paths: Union[PathLike, Sequence[PathLike], None]) -> List[str]:
+    if paths is None:
+        return []
+    if isinstance(paths, (str, os.PathLike)):
+        return [os.fspath(paths)]
+    return [os.fspath(p) for p in paths]
+
+
 def _safe(name: str) -> str:
     keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
     return keep or "instance"
@@ -321,6 +337,8 @@ def bench(
     write_model: Optional[PathLike] = None,
     model_format: str = "mps",
     solver_log: Optional[PathLike] = None,
+    solutions: Union[PathLike, Sequence[PathLike], None] = None,
+    solutions_engine: Optional[str] = None,
     **params: Any,
 ) -> List[Dict[str, Any]]:
     """Benchmarks engines over instances: the rows of `results.jsonl`.
@@ -342,6 +360,12 @@ def bench(
     output is written, with `.conflicts` and `.rows` (the CLI's exit 1);
     `check=False` warns instead and returns the rows. `threads`,
     `write_model`, `model_format` and `solver_log` are as in `solve`.
+
+    `solutions`: folders of solution files produced elsewhere (one or a
+    list), imported as rows like `serverpick bench --solutions DIR`: each
+    file is matched to its instance (its `instance_sha256`, else its
+    instance name), evaluated, its claims checked, and added as a row of
+    the engine it names (or of `solutions_engine`).
     """
     items: List[Union[Instance, PathLike]]
     if isinstance(instances_or_paths, (Instance, str, os.PathLike)):
@@ -368,6 +392,8 @@ def bench(
             bool(progress),
             params,
             _solver(threads, write_model, model_format, solver_log),
+            _paths(solutions),
+            solutions_engine,
         )
     if conflicts and check:
         err = SolverError(f"{len(conflicts)} conflict(s): " + "; ".join(conflicts))

@@ -45,8 +45,9 @@ class Instance:
     def write(self, path: PathLike) -> None: ...
     def arrays(self) -> Dict[str, Union[np.ndarray, float]]: ...
     # SPD/SPDVR: access, server_latency, distance (ndarray), mu (float),
-    # model (str); CMA: delay, capacity, open_cost (ndarray); and the file's
-    # other scalar fields.
+    # model (str); CMA: delay, capacity (ndarray), open_cost, players
+    # (ndarray, or None when the file has none); and the file's other
+    # scalar fields.
     def __getattr__(self, name: str) -> Any: ...
 
 def families() -> List[str]: ...
@@ -93,4 +94,6 @@ def _bench(
     progress: bool,
     params: Optional[Dict[str, Any]] = None,
     solver: Optional[Dict[str, Any]] = None,
+    solutions: List[str] = ...,
+    solutions_engine: Optional[str] = None,
 ) -> Tuple[List[Dict[str, Any]], List[str]]: ...

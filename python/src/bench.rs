@@ -4,16 +4,17 @@
 use crate::convert;
 use crate::errors::{Error, IntoPy};
 use crate::instance::PyInstance;
-use crate::wait::{interruptible, Patience};
+use crate::wait::{interruptible, Gate, Patience};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serverpick::bench::runner::{run_bench, BenchConfig, ForeignEngines};
-use serverpick::core::{interrupt, Ctx, ForeignEngine, ProblemInstance, Source};
-use serverpick::external::callback::{CallError, CallResult, FnEngine};
+use serverpick::core::{interrupt, Ctx, ForeignEngine, ProblemInstance, Source, StopReason};
+use serverpick::external::callback::{await_call, CallError, CallResult, FnEngine};
 use serverpick::problems::parse_instance;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The Python views of a run's instances, by address (the runner keeps
 /// every instance in place for the whole run).
@@ -22,39 +23,96 @@ type Views = Arc<Mutex<HashMap<usize, Py<PyInstance>>>>;
 /// A Python function as an engine. `fixed` is the Python view of the one
 /// instance it will see (`solve`); in a bench each instance's view is built
 /// once, from the instance file's JSON, before its first run's clock starts.
+///
+/// The function runs on a Python thread of its own (`serverpick._engine`),
+/// and the runner's worker waits for it until the run's time limit or
+/// Ctrl-C ([`await_call`]); it then ends the run with status `time_limit`,
+/// asks the function to stop (`serverpick.stop_requested()`) and leaves it
+/// running, its answer dropped. Every use of Python by the worker goes
+/// through `gate` (see [`crate::wait`]).
 pub fn py_engine(
     name: String,
     function: Py<PyAny>,
     fixed: Option<Py<PyInstance>>,
     only: Vec<String>,
+    gate: Gate,
 ) -> Arc<dyn ForeignEngine> {
     let views: Views = Arc::default();
     let warm = views.clone();
     let has_view = fixed.is_some();
+    let prepare_gate = gate.clone();
     let prepare = move |inst: &dyn ProblemInstance| {
         // Errors are left to the call, which reports them in its row.
-        Python::attach(|py| {
+        prepare_gate.attach(|py| {
             let _ = py.import("serverpick._convert");
+            let _ = py.import("serverpick._engine");
             if !has_view {
                 let _ = view_of(py, inst, &warm);
             }
         });
     };
-    let call = move |inst: &dyn ProblemInstance, _ctx: &Ctx| -> CallResult {
-        Python::attach(|py| {
+    let thread_name = name.clone();
+    let call = move |inst: &dyn ProblemInstance, ctx: &Ctx| -> CallResult {
+        let started = gate.attach(|py| {
             let view = match &fixed {
                 Some(v) => v.clone_ref(py),
                 None => view_of(py, inst, &views).map_err(CallError::Raised)?,
             };
-            let ret = function
-                .call1(py, (view,))
+            let call = py
+                .import("serverpick._engine")
+                .and_then(|m| m.getattr("Call"))
+                .and_then(|c| c.call1((function.clone_ref(py), view, &thread_name)))
                 .map_err(|e| CallError::Raised(last_line(py, &e)))?;
-            convert::from_python(py, ret.bind(py), "the return value")
-                .map_err(|e| CallError::Rejected(e.value(py).to_string()))
-        })
+            Ok(call.unbind())
+        });
+        let call = match started {
+            Some(c) => c?,
+            None => return Err(CallError::Unfinished(StopReason::Interrupted)),
+        };
+        let result = await_call(ctx, |wait| {
+            match gate.attach(|py| answer(py, &call, wait)) {
+                Some(answer) => answer,
+                // The caller has left (a second Ctrl-C): stop waiting.
+                None => Some(Err(CallError::Unfinished(StopReason::Interrupted))),
+            }
+        });
+        if let Err(CallError::Unfinished(_)) = result {
+            // What `serverpick.stop_requested()` tells the function.
+            gate.attach(|py| {
+                let _ = call
+                    .bind(py)
+                    .getattr("stop")
+                    .and_then(|s| s.call_method0("set"));
+            });
+        }
+        result
     };
     let engine = FnEngine::new(name, call).only(only);
     Arc::new(engine.prepare(Box::new(prepare)))
+}
+
+/// The call's answer once it has one (waiting up to `wait` for it, without
+/// the GIL), as JSON or what went wrong.
+fn answer(py: Python<'_>, call: &Py<PyAny>, wait: Duration) -> Option<CallResult> {
+    let call = call.bind(py);
+    let done = call
+        .getattr("done")
+        .and_then(|d| d.call_method1("wait", (wait.as_secs_f64(),)))
+        .and_then(|b| b.extract::<bool>());
+    match done {
+        Ok(false) => return None,
+        Ok(true) => {}
+        Err(e) => return Some(Err(CallError::Raised(last_line(py, &e)))),
+    }
+    let error = call.getattr("error").ok().filter(|e| !e.is_none());
+    if let Some(e) = error {
+        return Some(Err(CallError::Raised(last_line(py, &PyErr::from_value(e)))));
+    }
+    Some(match call.getattr("answer") {
+        Ok(ret) => convert::from_python(py, &ret, "the return value")
+            .map_err(|e| CallError::Rejected(e.value(py).to_string())),
+        Err(e) => Err(CallError::Raised(last_line(py, &e))),
+    })
 }
 
 /// The Python view of `inst` (built once per instance of a run).
@@ -104,7 +162,7 @@ fn last_line(py: Python<'_>, e: &PyErr) -> String {
 
 /// Runs the benchmark; the rows as dicts and the conflicts.
 #[pyfunction]
-#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None, solver=None))]
+#[pyo3(signature = (paths, out, engines, python_engines, time_limit, repeat, seed, jobs, resume, progress, params=None, solver=None, solutions=Vec::new(), solutions_engine=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _bench<'py>(
     py: Python<'py>,
@@ -120,6 +178,8 @@ pub fn _bench<'py>(
     progress: bool,
     params: Option<&Bound<'py, PyDict>>,
     solver: Option<&Bound<'py, PyDict>>,
+    solutions: Vec<PathBuf>,
+    solutions_engine: Option<String>,
 ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
     let mut config = BenchConfig::new(paths, out);
     config.engines = engines;
@@ -133,15 +193,22 @@ pub fn _bench<'py>(
     config.reports = std::sync::Arc::new(serverpick::app::report::Standard {
         registry: serverpick::problems::registry(),
     });
+    config.solutions = solutions;
+    config.solutions_engine = solutions_engine;
+    let gate = Gate::default();
     config.foreign = ForeignEngines(
         python_engines
             .into_iter()
-            .map(|(name, f, only)| py_engine(name, f, None, only))
+            .map(|(name, f, only)| py_engine(name, f, None, only, gate.clone()))
             .collect(),
     );
-    let outcome = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {
-        run_bench(&config, &serverpick::problems::registry())
-    });
+    let outcome = interruptible(
+        py,
+        interrupt::flag(),
+        Patience::UntilDone,
+        &gate,
+        move || run_bench(&config, &serverpick::problems::registry()),
+    );
     interrupt::clear();
     let outcome = outcome?.py_err(py)?;
     let rows = serde_json::to_value(&outcome.rows).map_err(|e| Error::new_err(e.to_string()))?;

@@ -116,8 +116,9 @@ impl PyInstance {
     }
 
     /// Its numeric data as numpy arrays, by name (SPD/SPDVR: `access`,
-    /// `server_latency`, `distance`, `mu`; CMA: `delay`, `capacity`,
-    /// `open_cost`). `NaN` marks no link.
+    /// `server_latency`, `distance`, `mu`; CMA: `delay`, `capacity`, and
+    /// `open_cost` and `players` when the file has them: as attributes they
+    /// are `None` otherwise). `NaN` marks no link.
     fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for a in self.inner.arrays() {
@@ -129,6 +130,9 @@ impl PyInstance {
     fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         if let Some(a) = self.inner.arrays().into_iter().find(|a| a.name == name) {
             return array(py, a);
+        }
+        if optional_array(self.inner.family().name(), name) {
+            return Ok(py.None().into_bound(py));
         }
         if let Ok(Value::Object(map)) = self.value() {
             if let Some(v) = map.get(name).filter(|v| !v.is_array() && !v.is_object()) {
@@ -149,6 +153,16 @@ impl PyInstance {
             describe(self.inner.as_ref())
         )
     }
+}
+
+/// The arrays a family's instances may lack (`arrays()` then has none of
+/// that name): the attribute is `None` then, not an AttributeError.
+const OPTIONAL_ARRAYS: &[(&str, &[&str])] = &[("cma", &["open_cost", "players"])];
+
+fn optional_array(family: &str, name: &str) -> bool {
+    OPTIONAL_ARRAYS
+        .iter()
+        .any(|(f, names)| *f == family && names.contains(&name))
 }
 
 fn describe(inst: &dyn ProblemInstance) -> String {

@@ -19,13 +19,14 @@ use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 use serverpick::app::cli::model::SolverArgs;
 use serverpick::core::{interrupt, Deadline, ProblemInstance, SolveOptions, Source};
+use serverpick::io::json_text::HostArray;
 use serverpick::lp::model_out::SolverIo;
 use serverpick::problems::{parse_instance, registry};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use wait::{interruptible, Patience};
+use wait::{interruptible, Gate, Patience};
 
 /// How long `solve` waits for a run to stop after Ctrl-C before it raises.
 const SOLVE_PATIENCE: Duration = Duration::from_secs(1);
@@ -98,13 +99,14 @@ fn from_text(py: Python<'_>, text: String, file: &str, name: &str) -> PyResult<P
     Ok(PyInstance::new(Arc::from(inst), Some(src.text)))
 }
 
-/// A float64 array of `ndim` dimensions from any array-like.
+/// A float64 array of `ndim` dimensions from any array-like (a view of it
+/// when it is one already: nothing is copied).
 fn float_array<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     what: &str,
     ndim: usize,
-) -> PyResult<(Vec<usize>, Vec<f64>)> {
+) -> PyResult<PyReadonlyArrayDyn<'py, f64>> {
     let np = py.import("numpy")?;
     let arr = np.call_method1("asarray", (obj, "float64")).map_err(|e| {
         errors::UsageError::new_err(format!("{what}: not a numeric array ({})", e.value(py)))
@@ -119,15 +121,23 @@ fn float_array<'py>(
             ro.shape()
         )));
     }
-    let shape = ro.shape().to_vec();
-    Ok((shape, ro.as_array().iter().copied().collect()))
+    Ok(ro)
 }
+
+/// The numbers of an array, read in place, row-major.
+fn host_array<'a>(ro: &'a PyReadonlyArrayDyn<'_, f64>) -> HostArray<'a> {
+    HostArray::new(ro.shape().to_vec(), ro.as_array().into_iter().copied())
+}
+
+/// The file name errors give for an instance built from arrays.
+const ARRAYS: &str = "<arrays>";
 
 /// An SPD instance from arrays: `access` (clients × servers, ms; `NaN` or
 /// `inf` = unreachable), `server_latency` (servers × servers direct links,
 /// ms; `NaN`/`inf` = no link), the delay bound `mu` (ms) and the model
 /// (`"cs"` or `"p2p"`). Checked exactly like a file (errors name
-/// `<arrays>`).
+/// `<arrays>`); arrays larger than an instance file may be are refused
+/// before anything is copied.
 #[pyfunction]
 #[pyo3(signature = (access, server_latency, mu, model="cs", name=None))]
 fn spd_instance(
@@ -138,27 +148,25 @@ fn spd_instance(
     model: &str,
     name: Option<&str>,
 ) -> PyResult<PyInstance> {
-    let (a_shape, a) = float_array(py, access, "access", 2)?;
-    let (l_shape, l) = float_array(py, server_latency, "server_latency", 2)?;
-    let v = serverpick::problems::spd::file::value_from_arrays(
+    let a = float_array(py, access, "access", 2)?;
+    let l = float_array(py, server_latency, "server_latency", 2)?;
+    let text = serverpick::problems::spd::file::text_from_arrays(
+        ARRAYS,
         name,
         model,
         mu,
-        (l_shape[0], &l),
-        (a_shape[0], &a),
-    );
-    from_text(
-        py,
-        convert::dumps(&v, None)?,
-        "<arrays>",
-        name.unwrap_or("instance"),
+        host_array(&l),
+        host_array(&a),
     )
+    .py_err(py)?;
+    from_arrays_text(py, text, name)
 }
 
 /// A static CMA instance from arrays: `delay` (client rows × mirrors, ms),
 /// `capacity` (one whole number per mirror) and optionally `players` (one
 /// whole number per row: a region of that many players). Checked exactly
-/// like a file (errors name `<arrays>`).
+/// like a file (errors name `<arrays>`); arrays larger than an instance
+/// file may be are refused before anything is copied.
 #[pyfunction]
 #[pyo3(signature = (delay, capacity, name=None, players=None))]
 fn cma_instance(
@@ -168,19 +176,28 @@ fn cma_instance(
     name: Option<&str>,
     players: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyInstance> {
-    let (d_shape, d) = float_array(py, delay, "delay", 2)?;
-    let (_, c) = float_array(py, capacity, "capacity", 1)?;
-    let mut v = serverpick::problems::cma::arrays::value_from_arrays(name, (d_shape[0], &d), &c);
-    if let Some(p) = players {
-        let (_, w) = float_array(py, p, "players", 1)?;
-        serverpick::problems::cma::arrays::set_players(&mut v, &w);
-    }
-    from_text(
-        py,
-        convert::dumps(&v, None)?,
-        "<arrays>",
-        name.unwrap_or("instance"),
+    let d = float_array(py, delay, "delay", 2)?;
+    let c = float_array(py, capacity, "capacity", 1)?;
+    let w = players
+        .map(|p| float_array(py, p, "players", 1))
+        .transpose()?;
+    let text = serverpick::problems::cma::arrays::text_from_arrays(
+        ARRAYS,
+        name,
+        host_array(&d),
+        host_array(&c),
+        w.as_ref().map(host_array),
     )
+    .py_err(py)?;
+    from_arrays_text(py, text, name)
+}
+
+/// The instance of a file's text built from arrays (not kept: every
+/// built-in family writes itself back).
+fn from_arrays_text(py: Python<'_>, text: String, name: Option<&str>) -> PyResult<PyInstance> {
+    let src = Source::memory(text, ARRAYS, name.unwrap_or("instance"));
+    let inst = parse_instance(&src).py_err(py)?;
+    Ok(PyInstance::new(Arc::from(inst), None))
 }
 
 /// Options from the keyword parameters (`kbest_max_subsets=…`), checked
@@ -278,7 +295,8 @@ fn _solve<'py>(
     let opts = options(py, time_limit, seed, params)?.with_io(solver_io(py, solver)?);
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));
     let inst = instance.inner.clone();
-    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), move || {
+    let gate = Gate::default();
+    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), &gate, move || {
         inst.run_engine(&engine, &opts)
     })?;
     let v = serde_json::to_value(&record).map_err(|e| errors::Error::new_err(e.to_string()))?;
@@ -301,8 +319,9 @@ fn _solve_with<'py>(
     let opts = options(py, time_limit, seed, None)?;
     let opts = opts.with_deadline(Deadline::none().with_flag(flag.clone()));
     let inst = instance.get().inner.clone();
-    let engine = bench::py_engine(name, function, Some(instance), Vec::new());
-    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), move || {
+    let gate = Gate::default();
+    let engine = bench::py_engine(name, function, Some(instance), Vec::new(), gate.clone());
+    let record = interruptible(py, flag, Patience::UpTo(SOLVE_PATIENCE), &gate, move || {
         inst.run_foreign(engine.as_ref(), &opts)
     })?;
     let v = serde_json::to_value(&record).map_err(|e| errors::Error::new_err(e.to_string()))?;
@@ -323,6 +342,14 @@ fn _evaluate<'py>(
     let inst = instance.inner.as_ref();
     let value = match value {
         Value::Array(items) => assignment(py, inst, &items)?,
+        // A record (`Result.record`, a `solve --out` file) written for
+        // another instance or problem is refused, as `serverpick eval`
+        // refuses it.
+        Value::Object(map) => {
+            serverpick::app::cli::eval::check_written_for(&map, inst, "the solution", None)
+                .py_err(py)?;
+            Value::Object(map)
+        }
         other => other,
     };
     let report = inst.eval_value(value, "the solution").py_err(py)?;
@@ -369,9 +396,14 @@ fn cli(py: Python<'_>, args: Vec<String>) -> PyResult<i32> {
     let argv: Vec<String> = std::iter::once("serverpick".to_string())
         .chain(args)
         .collect();
-    let result = interruptible(py, interrupt::flag(), Patience::UntilDone, move || {
-        serverpick::app::cli::try_run_args(argv)
-    });
+    let gate = Gate::default();
+    let result = interruptible(
+        py,
+        interrupt::flag(),
+        Patience::UntilDone,
+        &gate,
+        move || serverpick::app::cli::try_run_args(argv),
+    );
     interrupt::clear();
     result?.py_err(py)
 }

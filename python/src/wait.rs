@@ -6,14 +6,46 @@
 //! cannot see the flag (the `highs` crate has no safe interrupt); when the
 //! worker has not finished after [`Patience`], the call raises anyway and
 //! the worker ends on its own at its stage's time limit, its result
-//! dropped. Nothing it holds is shared with Python.
+//! dropped.
+//!
+//! A worker uses Python (a Python engine's view, call and answer) only
+//! through the call's [`Gate`], which is open while the caller waits: once
+//! the caller has stopped waiting, the interpreter may exit at any time,
+//! and a Rust thread that asks for the GIL while it does is stopped inside
+//! Rust code (`pthread_exit`), which aborts the process. A worker that runs
+//! on after its caller left therefore never touches Python again; what it
+//! holds of Python is released through PyO3's deferred reference counts.
 
 use crate::errors::Error;
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
+
+/// Whether a call's workers may still use Python: open while the caller
+/// waits in [`interruptible`], closed for good when it returns.
+#[derive(Debug, Clone, Default)]
+pub struct Gate(Arc<RwLock<bool>>);
+
+impl Gate {
+    /// Runs `f` attached to the interpreter while the gate is open; `None`
+    /// once it is closed. The caller cannot return (and the interpreter
+    /// cannot exit under it) while `f` runs.
+    pub fn attach<R>(&self, f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
+        let closed = self.0.read().unwrap_or_else(|e| e.into_inner());
+        if *closed {
+            return None;
+        }
+        Some(Python::attach(f))
+    }
+
+    /// Closes the gate, once no worker is inside [`Gate::attach`] (waiting
+    /// without the GIL, which they need).
+    fn close(&self, py: Python<'_>) {
+        py.detach(|| *self.0.write().unwrap_or_else(|e| e.into_inner()) = true);
+    }
+}
 
 /// How long a call waits for its worker after Ctrl-C.
 #[derive(Debug, Clone, Copy)]
@@ -27,13 +59,25 @@ pub enum Patience {
 
 const POLL: Duration = Duration::from_millis(50);
 
-/// Runs `job` on a worker thread; `flag` is raised on Ctrl-C.
+/// Runs `job` on a worker thread; `flag` is raised on Ctrl-C. `gate` (the
+/// one the job's Python engines use) is closed when it returns.
 pub fn interruptible<T, F>(
     py: Python<'_>,
     flag: Arc<AtomicBool>,
     patience: Patience,
+    gate: &Gate,
     job: F,
 ) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let result = wait_for(py, flag, patience, job);
+    gate.close(py);
+    result
+}
+
+fn wait_for<T, F>(py: Python<'_>, flag: Arc<AtomicBool>, patience: Patience, job: F) -> PyResult<T>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,

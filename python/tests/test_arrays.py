@@ -67,7 +67,7 @@ def test_a_cs_assignment_needs_its_root():
 def test_arrays_are_checked_like_files():
     with pytest.raises(sp.InputError) as e:
         sp.cma_instance([[1.0, 2.0]], [1, 1, 1])
-    assert (e.value.file, e.value.field) == ("<arrays>", "delay[0]")
+    assert (e.value.file, e.value.field) == ("<arrays>", "capacity")
     with pytest.raises(sp.InputError) as e:
         sp.cma_instance([[1.0, -2.0]], [1, 1])
     assert e.value.file == "<arrays>" and e.value.field.startswith("delay[0]")
@@ -121,3 +121,54 @@ def test_cma_player_counts_split_a_region():
     with pytest.raises(sp.InputError) as e:
         sp.cma_instance(delay, [3, 5], players=[5, 1.5])
     assert "players[1]" in str(e.value)
+
+
+def test_arrays_larger_than_an_instance_file_are_refused_before_copying():
+    # A broadcast view declares 10^10 numbers and holds one: it is refused
+    # from its shape, before anything is allocated (it used to abort the
+    # interpreter on an 80 GB allocation).
+    huge = np.broadcast_to(np.float64(1.0), (10**6, 10**4))
+    with pytest.raises(sp.InputError) as e:
+        sp.cma_instance(huge, np.ones(10**4))
+    assert (e.value.file, e.value.field) == ("<arrays>", "delay")
+    assert "1000000 × 10000 values" in str(e.value)
+    assert "4294967296" in str(e.value)  # the limit of an instance file
+    with pytest.raises(sp.InputError) as e:
+        sp.cma_instance([[1.0]], np.broadcast_to(np.float64(1.0), (10**10,)))
+    assert e.value.field == "capacity"
+    links = np.broadcast_to(np.float64(1.0), (10**4, 10**4))
+    with pytest.raises(sp.InputError) as e:
+        sp.spd_instance(huge, links, mu=10.0, model="p2p")
+    assert e.value.field == "access" and "1000000 × 10000 values" in str(e.value)
+    # A broadcast view of a size a file may have is read in place.
+    inst = sp.cma_instance(np.broadcast_to(np.array([1.0, 2.0]), (3, 2)), [2, 2])
+    np.testing.assert_array_equal(inst.delay, [[1.0, 2.0]] * 3)
+
+
+def test_what_json_cannot_hold_is_named():
+    d = np.array([[1.0, 10.0], [8.0, 2.0]])
+    with pytest.raises(sp.InputError) as e:
+        sp.cma_instance(np.array([[np.inf, 10.0], [8.0, 2.0]]), [3, 5])
+    assert e.value.field == "delay[0][0]" and "inf" in str(e.value)
+    with pytest.raises(sp.InputError) as e:
+        sp.cma_instance(np.array([[1.0, 10.0], [np.nan, 2.0]]), [3, 5])
+    assert e.value.field == "delay[1][0]" and "NaN" in str(e.value)
+    with pytest.raises(sp.InputError) as e:
+        sp.cma_instance(d, [3, np.inf])
+    assert e.value.field == "capacity[1]" and "inf" in str(e.value)
+    with pytest.raises(sp.InputError) as e:
+        sp.spd_instance(d, np.array([[0.0, 1.0], [1.0, 0.0]]), mu=float("nan"))
+    assert e.value.field == "mu" and "NaN" in str(e.value)
+
+
+def test_optional_arrays_are_none_when_absent(instances_dir, tmp_path):
+    inst = sp.read(instances_dir / "cma-small.json")
+    assert inst.open_cost is None and inst.players is None
+    assert "open_cost" not in inst.arrays()
+    with pytest.raises(AttributeError):
+        inst.no_such_field
+    with pytest.raises(AttributeError):
+        sp.read(instances_dir / "spd-fig1-cs.json").open_cost  # not an SPD array
+    data = inst.to_dict()
+    data["open_cost"] = [1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(sp.from_json(data).open_cost, [1.0, 2.0, 3.0])

@@ -2,6 +2,8 @@
 bench; what they do wrong becomes an error row, never a crash."""
 
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -133,3 +135,59 @@ def test_a_python_engine_sees_every_family(instances_dir):
     assert len(rows) == len(STATIC)
     bad = [(r["instance"], r["status"], r.get("message")) for r in rows if r["status"] not in ("feasible", "optimal")]
     assert bad == []
+
+
+def test_a_python_engine_runs_under_the_time_limit(cma):
+    # The function cannot be stopped from outside: the run ends at the
+    # limit without it, and `stop_requested()` tells it to return.
+    seen = {}
+    ended = threading.Event()
+
+    def patient(inst):
+        t0 = time.monotonic()
+        try:
+            while not sp.stop_requested() and time.monotonic() - t0 < 20:
+                time.sleep(0.01)
+            seen["stop"] = sp.stop_requested()
+            return nearest_with_room(inst)
+        finally:
+            ended.set()
+
+    t0 = time.monotonic()
+    r = sp.solve(cma, patient, time_limit=1)
+    assert time.monotonic() - t0 < 15  # well before the function's own 20 s
+    assert (r.status, r.stop, r.solution, r.reason) == ("time_limit", "time_limit", None, None), r
+    assert "at the time limit" in r.message
+    assert ended.wait(15) and seen["stop"] is True
+    assert sp.stop_requested() is False  # outside an engine
+
+
+def test_a_python_engine_that_ignores_the_limit_is_dropped_at_it(cma, tmp_path):
+    def slow(inst):
+        time.sleep(2.5)  # no stop_requested(): it runs to its end
+        return nearest_with_room(inst)
+
+    rows = sp.bench(cma, engines=["j-greedy"], python_engines={"slow": slow}, time_limit=0.5,
+                    out=tmp_path / "b")
+    by = {r["engine"]: r for r in rows}
+    assert (by["slow"]["status"], by["slow"]["stop"]) == ("time_limit", "time_limit")
+    assert by["slow"].get("objective") is None
+    assert by["j-greedy"]["status"] == "feasible"
+
+
+def test_bench_imports_solution_folders(instances_dir, tmp_path):
+    cma = sp.read(instances_dir / "cma-small.json")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sol = nearest_with_room(cma).tolist()
+    (elsewhere / "a.json").write_text(json.dumps(
+        {"instance": "small-static", "engine": "theirs", "solution": {"assign": sol}, "time_ms": 12}))
+    files = [instances_dir / "cma-small.json", instances_dir / "spd-fig1-cs.json"]
+    rows = sp.bench(files, engines=["exact"], solutions=elsewhere, out=tmp_path / "b")
+    theirs = [r for r in rows if r["engine"] == "theirs"]
+    assert len(theirs) == 1
+    assert theirs[0]["instance"] == "small-static" and theirs[0]["status"] == "feasible"
+    assert theirs[0]["objective"] == sp.evaluate(cma, sol).objective
+    rows = sp.bench(files, engines=["exact"], solutions=[elsewhere], solutions_engine="imported",
+                    out=tmp_path / "c")
+    assert [r["engine"] for r in rows if r["engine"] not in ("exact",)] == ["imported"]

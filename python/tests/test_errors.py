@@ -64,3 +64,33 @@ def test_a_conflict_is_exit_1_in_cli_and_solver_error_in_bench(instances_dir, tm
     with pytest.warns(RuntimeWarning, match="conflict"):
         rows = sp.bench(path, engines=["exact"], python_engines={"liar": lambda inst: worse}, check=False)
     assert len(rows) == 2
+
+
+def test_array_messages_name_what_is_wrong():
+    d = [[1.0, 10.0], [8.0, 2.0]]
+    cases = [
+        (lambda: sp.cma_instance([[float("inf"), 10.0], [8.0, 2.0]], [3, 5]), "delay[0][0]", "inf"),
+        (lambda: sp.cma_instance(d, [3]), "capacity", "has 1 values, expected 2"),
+        (lambda: sp.cma_instance(d, [3, 5], players=[10**18, 2]), "players", "limit of 1099511627776"),
+        (lambda: sp.spd_instance(d, [[0.0, 1.0], [1.0, 0.0]], mu=float("nan")), "mu", "NaN"),
+    ]
+    for build, field, words in cases:
+        with pytest.raises(sp.InputError) as e:
+            build()
+        assert e.value.field.startswith(field), str(e.value)
+        assert words in str(e.value), str(e.value)
+
+
+def test_evaluate_refuses_another_instances_record(instances_dir):
+    cma = sp.read(instances_dir / "cma-small.json")
+    spd = sp.read(instances_dir / "spd-fig1-cs.json")
+    record = sp.solve(spd, "exact").record
+    with pytest.raises(sp.UsageError, match="written for instance 'spd-fig1-cs', not 'small-static'"):
+        sp.evaluate(cma, record)
+    # Another problem under the same name, as `serverpick eval` refuses it.
+    mine = sp.solve(cma, "exact").record
+    with pytest.raises(sp.UsageError, match="written for problem 'spd'"):
+        sp.evaluate(cma, dict(mine, problem="spd"))
+    # Its own record and a bare solution are evaluated.
+    assert sp.evaluate(cma, mine).objective == mine["objective"]
+    assert sp.evaluate(cma, mine["solution"]).objective == mine["objective"]

@@ -5,6 +5,7 @@
 pub mod fields;
 pub mod json_matrix;
 pub mod json_strict;
+pub mod json_text;
 pub mod jsonl;
 pub mod solution_file;
 

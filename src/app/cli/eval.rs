@@ -113,14 +113,33 @@ fn written_record(
     let Value::Object(v) = crate::io::json_strict::parse_value(&text, &file)? else {
         return Ok(None); // the family's reader reports what is wrong with it
     };
-    if !(v.contains_key("engine") || v.contains_key("status")) {
+    let sha =
+        || crate::external::file_sha256(instance_file).map_err(|e| Error::io(instance_file, e));
+    if !check_written_for(&v, inst, &file, Some(&sha))? {
         return Ok(None);
+    }
+    Ok(Some(claims_of(&v, &file)?))
+}
+
+/// Whether `v` (a solution file's fields) is a record `solve` wrote (it
+/// has `engine` or `status`), not a bare solution; a record written for
+/// another instance or problem than `inst` is refused: its `instance`
+/// name, its `problem` (one of those `inst`'s runs report) and, when
+/// `sha256` gives the instance file's, its `instance_sha256`. `label`
+/// names the record in errors.
+pub fn check_written_for(
+    v: &serde_json::Map<String, Value>,
+    inst: &dyn ProblemInstance,
+    label: &str,
+    sha256: Option<&dyn Fn() -> Result<String>>,
+) -> Result<bool> {
+    if !(v.contains_key("engine") || v.contains_key("status")) {
+        return Ok(false);
     }
     let field = |f: &str| v.get(f).and_then(Value::as_str).map(str::to_string);
     let wrong = |f: &str, got: &str, expected: &str| {
         Error::Usage(format!(
-            "{}: written for {f} '{got}', not '{expected}' (give the instance it was solved on)",
-            solution.display()
+            "{label}: written for {f} '{got}', not '{expected}' (give the instance it was solved on)"
         ))
     };
     if let Some(got) = field("instance").filter(|g| g != inst.name()) {
@@ -131,14 +150,13 @@ fn written_record(
             return Err(wrong("problem", &got, inst.problem()));
         }
     }
-    if let Some(got) = field("instance_sha256") {
-        let ours =
-            crate::external::file_sha256(instance_file).map_err(|e| Error::io(instance_file, e))?;
+    if let (Some(got), Some(sha256)) = (field("instance_sha256"), sha256) {
+        let ours = sha256()?;
         if !got.eq_ignore_ascii_case(&ours) {
             return Err(wrong("the instance file with instance_sha256", &got, &ours));
         }
     }
-    Ok(Some(claims_of(&v, &file)?))
+    Ok(true)
 }
 
 /// The claims of a solution file's fields, each optional (a file written

@@ -3,9 +3,10 @@
 
 use crate::core::NamedArray;
 use crate::error::{Error, Result};
+use crate::io::json_text::{whole_or_as_given, FileText, HostArray, Shape};
 use crate::problems::cma::file::to_file;
 use crate::problems::cma::model::CmaInstance;
-use serde_json::{json, Value};
+use serde_json::{json, Number, Value};
 
 /// The instance as a self-contained file's JSON (the matrix inlined).
 pub fn to_value(inst: &CmaInstance) -> Result<Value> {
@@ -34,42 +35,57 @@ pub fn arrays(inst: &CmaInstance) -> Vec<NamedArray> {
     out
 }
 
-/// An instance file's JSON from arrays (the Python package's
-/// `cma_instance`): `delay` is `rows × mirrors` row-major; whole
-/// capacities are written as integers, others as given (which the file
-/// checks refuse). Read it with [`parse_cma_source`](crate::problems::cma::file::parse_cma_source) for the file checks.
-pub fn value_from_arrays(name: Option<&str>, delay: (usize, &[f64]), capacity: &[f64]) -> Value {
-    let (rows, data) = delay;
-    let matrix = crate::problems::spd::file::json_rows(rows, data);
-    let mut file = json!({
-        "problem": "cma",
-        "version": 1,
-        "mirrors": capacity.len(),
-        "capacity": capacity.iter().map(|&c| whole_or_as_given(c)).collect::<Vec<_>>(),
-        "delay": matrix,
-    });
-    if let (Some(n), Some(obj)) = (name, file.as_object_mut()) {
-        obj.insert("name".into(), Value::from(n));
+/// An instance file's text from arrays (the Python package's
+/// `cma_instance`), for [`parse_cma_source`](crate::problems::cma::file::parse_cma_source)
+/// to check as a file: `delay` (client rows × mirrors), `capacity` (one
+/// per mirror: whole numbers are written as integers, others as given,
+/// which the reader refuses naming `capacity[j]`) and optionally `players`
+/// (one per row, likewise). `file` names the arrays in errors. A delay
+/// JSON cannot hold (`NaN`, ±∞) is refused here, naming it; the shapes are
+/// checked against the limit of a file before anything is allocated
+/// ([`FileText`]).
+pub fn text_from_arrays(
+    file: &str,
+    name: Option<&str>,
+    delay: HostArray<'_>,
+    capacity: HostArray<'_>,
+    players: Option<HostArray<'_>>,
+) -> Result<String> {
+    let mut shapes: Vec<Shape<'_>> = vec![("delay", &delay.shape), ("capacity", &capacity.shape)];
+    if let Some(p) = &players {
+        shapes.push(("players", &p.shape));
     }
-    file
-}
-
-/// Adds `players` (one count per row) to a file's JSON built by
-/// [`value_from_arrays`]; whole numbers are written as integers, others as
-/// given (which the file checks refuse, naming `players[i]`).
-pub fn set_players(file: &mut Value, players: &[f64]) {
-    if let Some(obj) = file.as_object_mut() {
-        let values: Vec<Value> = players.iter().map(|&x| whole_or_as_given(x)).collect();
-        obj.insert("players".into(), Value::Array(values));
+    let mut text = FileText::new(file, &shapes)?;
+    text.field("problem", &json!("cma"))?;
+    text.field("version", &json!(1))?;
+    if let Some(n) = name {
+        text.field("name", &json!(n))?;
     }
-}
-
-/// A whole number `>= 0` as a JSON integer, anything else as given (the
-/// file checks then refuse it with its field and index).
-fn whole_or_as_given(x: f64) -> Value {
-    if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
-        Value::from(x as u64)
-    } else {
-        crate::problems::spd::file::finite_or_null(x)
+    // The mirrors are the delay matrix's columns: a capacity of another
+    // length is then the reader's error on `capacity`.
+    text.field("mirrors", &json!(delay.dims().1))?;
+    let whole = |what: &'static str, field: &'static str| {
+        move |x: f64, i: usize| match whole_or_as_given(x) {
+            Some(n) => Ok(Some(n)),
+            None => Err(Error::input(
+                file,
+                format!("{field}[{i}]"),
+                format!("{x} is not {what}"),
+            )),
+        }
+    };
+    text.vector("capacity", capacity, whole("an integer >= 0", "capacity"))?;
+    if let Some(p) = players {
+        let what = "a player count (an integer >= 0)";
+        text.vector("players", p, whole(what, "players"))?;
     }
+    text.matrix("delay", delay, |x, i, j| match Number::from_f64(x) {
+        Some(n) => Ok(Some(n)),
+        None => Err(Error::input(
+            file,
+            format!("delay[{i}][{j}]"),
+            format!("{x}: every client must have a finite delay to every mirror"),
+        )),
+    })?;
+    text.finish()
 }

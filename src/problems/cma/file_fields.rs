@@ -46,6 +46,13 @@ pub fn read_players(v: &Value, n: usize, file: &str, base: &Path) -> Result<Vec<
     for (i, cell) in column.iter().enumerate() {
         let count = match cell.as_slice() {
             [Some(x)] if x.fract() == 0.0 && (0.0..=MAX_PLAYERS as f64).contains(x) => *x as usize,
+            [Some(x)] if x.fract() == 0.0 && *x > MAX_PLAYERS as f64 => {
+                return Err(Error::input(
+                    file,
+                    format!("players[{i}]"),
+                    format!("{x} players are more than the limit of {MAX_PLAYERS}"),
+                ));
+            }
             other => {
                 let shown = match other {
                     [Some(x)] => x.to_string(),

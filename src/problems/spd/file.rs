@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::io::fields::{read_count_or_names, relabel};
 use crate::io::json_matrix::{take_inline_matrix_of, Cells};
 use crate::io::json_strict::{from_value, parse_typed};
+use crate::io::json_text::{FileText, HostArray};
 use crate::net::csv_fast::FlatMatrix;
 use crate::net::matrix::{check_latency, read_matrix_shaped, Matrix, MatrixSource};
 use crate::net::network::{ServerNetwork, MAX_SERVERS};
@@ -550,47 +551,43 @@ fn nan_if_infinite(x: f64) -> f64 {
     }
 }
 
-/// An instance file's JSON from arrays (the Python package's
-/// `spd_instance`): `access` is `clients × servers` row-major, `latency`
-/// the `servers × servers` direct links; `NaN` or ±∞ become `null` (no link,
-/// unreachable). Read it with [`parse_spd_source`] for the file checks.
-pub fn value_from_arrays(
+/// An instance file's text from arrays (the Python package's
+/// `spd_instance`), for [`parse_spd_source`] to check as a file: `access`
+/// (clients × servers), `latency` (the servers × servers direct links;
+/// `NaN` or ±∞ in either become `null`: no link, unreachable) and the
+/// delay bound `mu` (ms), which must be finite. `file` names the arrays in
+/// errors; the shapes are checked against the limit of a file before
+/// anything is allocated ([`FileText`]).
+pub fn text_from_arrays(
+    file: &str,
     name: Option<&str>,
     model: &str,
     mu: f64,
-    latency: (usize, &[f64]),
-    access: (usize, &[f64]),
-) -> Value {
-    let rows = |(n, data): (usize, &[f64])| -> Value { json_rows(n, data) };
-    let mut file = serde_json::json!({
-        "problem": "spd",
-        "version": 1,
-        "model": model,
-        "bound": finite_or_null(mu),
-        "servers": latency.0,
-        "server_latency": rows(latency),
-        "access": rows(access),
-    });
-    if let (Some(n), Some(obj)) = (name, file.as_object_mut()) {
-        obj.insert("name".into(), Value::from(n));
-    }
-    file
-}
-
-/// A finite number as JSON, anything else as `null`.
-pub fn finite_or_null(x: f64) -> Value {
-    serde_json::Number::from_f64(x)
-        .filter(|_| x.is_finite())
-        .map(Value::Number)
-        .unwrap_or(Value::Null)
-}
-
-/// `rows` rows of a row-major matrix as JSON arrays (non-finite → `null`).
-pub fn json_rows(rows: usize, data: &[f64]) -> Value {
-    let width = data.len().checked_div(rows).unwrap_or(0);
-    let row = |r: usize| {
-        let cells = data.get(r * width..(r + 1) * width).unwrap_or_default();
-        Value::Array(cells.iter().map(|&x| finite_or_null(x)).collect())
+    latency: HostArray<'_>,
+    access: HostArray<'_>,
+) -> Result<String> {
+    let shapes = [
+        ("server_latency", &latency.shape[..]),
+        ("access", &access.shape[..]),
+    ];
+    let mut text = FileText::new(file, &shapes)?;
+    let Some(bound) = serde_json::Number::from_f64(mu) else {
+        return Err(Error::input(
+            file,
+            "mu",
+            format!("{mu} is not a delay bound (a finite number of ms)"),
+        ));
     };
-    Value::Array((0..rows).map(row).collect())
+    text.field("problem", &serde_json::json!("spd"))?;
+    text.field("version", &serde_json::json!(1))?;
+    if let Some(n) = name {
+        text.field("name", &Value::from(n))?;
+    }
+    text.field("model", &Value::from(model))?;
+    text.field("bound", &Value::Number(bound))?;
+    text.field("servers", &Value::from(latency.dims().0))?;
+    let link = |x: f64, _: usize, _: usize| Ok(serde_json::Number::from_f64(x));
+    text.matrix("server_latency", latency, link)?;
+    text.matrix("access", access, link)?;
+    text.finish()
 }
