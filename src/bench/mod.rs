@@ -13,6 +13,7 @@
 //!   shifted geometric means).
 //! - [`plot`]: SVG plots.
 //! - [`profile`]: Dolan–Moré time and gap profiles.
+//! - [`progress`]: progress lines when stderr is not a terminal.
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
 //! rows complete), `results.csv`, `summary.md`, `summary.json` and `*.svg`, all regenerated
@@ -25,6 +26,7 @@ pub mod import;
 pub mod merge;
 pub mod plot;
 pub mod profile;
+pub mod progress;
 pub mod row;
 pub mod runner;
 pub mod shard;

@@ -8,11 +8,12 @@ use crate::bench::dispatch::{error_record, Dispatch, InstanceFeatures};
 use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
 pub use crate::bench::foreign::ForeignEngines;
 use crate::bench::import::{self, Candidate, Import};
+use crate::bench::progress::{self, Progress};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
 use crate::bench::{plot, summary};
 use crate::core::registry::read_instance;
-use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, StopReason};
+use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, Status, StopReason};
 use crate::error::{Error, Result};
 use crate::external::ExternalEngines;
 use crate::io::collect_instance_files;
@@ -22,7 +23,7 @@ use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Results file names inside the output folder.
@@ -35,6 +36,8 @@ pub const SUMMARY_MD: &str = "summary.md";
 pub const SUMMARY_JSON: &str = "summary.json";
 /// What a sharded run's folder holds (`{"shard": "K/N"}`).
 pub const RUN_JSON: &str = "run.json";
+/// How often a run off a terminal prints a progress line by default.
+pub const DEFAULT_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 /// How often a running bench refreshes `results.csv` and `summary.md`.
 const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -57,8 +60,12 @@ pub struct BenchConfig {
     pub resume: bool,
     /// Output folder.
     pub out: PathBuf,
-    /// Show a progress bar (only drawn when stderr is a terminal).
+    /// Show progress: a bar when stderr is a terminal, else a line every
+    /// [`BenchConfig::progress_every`].
     pub progress: bool,
+    /// How often a run whose stderr is not a terminal prints a progress
+    /// line (`--progress-every`; `None` = never).
+    pub progress_every: Option<std::time::Duration>,
     /// External engines (`--engine-cmd`, `--engines-file`): run on every
     /// instance they apply to, beside the engines selected.
     pub external: ExternalEngines,
@@ -84,6 +91,7 @@ impl BenchConfig {
             resume: false,
             out,
             progress: true,
+            progress_every: Some(DEFAULT_PROGRESS_EVERY),
             external: ExternalEngines::default(),
             solutions: Vec::new(),
             solutions_engine: None,
@@ -396,6 +404,10 @@ fn execute(
     known: &[String],
 ) -> Result<Vec<BenchRow>> {
     let pb = progress_bar(todo.len(), config.progress);
+    let counts = Arc::new(Progress::new(todo.len()));
+    let every = config.progress_every;
+    let off_terminal = config.progress && !std::io::stderr().is_terminal();
+    let lines = progress::Lines::start(counts.clone(), every.filter(|_| off_terminal));
     let jsonl = config.out.join(RESULTS_JSONL);
     let sink = Mutex::new(Sink {
         appender: JsonlAppender::open(&jsonl)?,
@@ -408,10 +420,13 @@ fn execute(
             if interrupt::interrupted() {
                 return; // not started: `--resume` runs it
             }
+            counts.started();
             let row = run_unit(u, config, dispatch);
             if row.stop == Some(StopReason::Interrupted) {
+                counts.ended(None);
                 return; // cut short: `--resume` re-runs it
             }
+            counts.ended(Some(row.status == Status::Error));
             let mut g = sink.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(e) = g.appender.append(&row) {
                 g.error.get_or_insert(e);
@@ -427,6 +442,7 @@ fn execute(
             }
         })
     });
+    drop(lines);
     pb.finish_and_clear();
     let g = sink.into_inner().unwrap_or_else(|e| e.into_inner());
     match g.error {
