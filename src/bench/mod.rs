@@ -14,9 +14,12 @@
 //! - [`plot`]: SVG plots.
 //! - [`profile`]: Dolan–Moré time and gap profiles.
 //! - [`progress`]: progress lines when stderr is not a terminal.
+//! - `report`: `report.html`, the page a person opens (private; the
+//!   runner writes it with the other outputs).
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
-//! rows complete), `results.csv`, `summary.md`, `summary.json` and `*.svg`, all regenerated
+//! rows complete), `results.csv`, `summary.md`, `summary.json`, `*.svg` and
+//! `report.html`, all regenerated
 //! from the rows at the end of a run and by `bench-merge`.
 
 pub mod dispatch;
@@ -27,6 +30,7 @@ pub mod merge;
 pub mod plot;
 pub mod profile;
 pub mod progress;
+mod report;
 pub mod row;
 pub mod runner;
 pub mod shard;

@@ -11,7 +11,7 @@ use crate::bench::import::{self, Candidate, Import};
 use crate::bench::progress::{self, Progress};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
-use crate::bench::{plot, summary};
+use crate::bench::{plot, report, summary};
 use crate::core::registry::read_instance;
 use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, Status, StopReason};
 use crate::error::{Error, Result};
@@ -509,7 +509,7 @@ fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow
         match config.external.get(&u.engine) {
             Some(spec) => {
                 let file = Path::new(&u.loaded.file);
-                let key = format!("{}.{}.r{}", u.loaded.file, u.engine, u.repetition);
+                let key = log_key(&u.loaded.file, &u.engine, u.repetition);
                 config.external.run(spec, inst, file, &key, &opts)
             }
             None => dispatch.run_engine(inst, &u.engine, &opts),
@@ -541,6 +541,12 @@ fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow
     )
 }
 
+/// The name an external engine's per-run log gets in `OUT/logs` (before
+/// [`crate::io::safe_name`]): `<file>.<engine>.r<repetition>`.
+pub(crate) fn log_key(file: &str, engine: &str, repetition: u32) -> String {
+    format!("{file}.{engine}.r{repetition}")
+}
+
 /// Orders rows by file, engine (in `known` order, unknown names last) and
 /// repetition.
 pub fn sort_rows(rows: &mut [BenchRow], known: &[String]) {
@@ -563,7 +569,8 @@ pub fn sort_rows(rows: &mut [BenchRow], known: &[String]) {
 
 /// Annotates `rows` and (re)writes every output in `out`: `results.jsonl`,
 /// `results.csv`, the plots, `summary.md` (engines in `engine_order`,
-/// linking the profile plots that were written) and `summary.json`.
+/// linking the profile plots that were written), `summary.json` and
+/// `report.html`.
 /// Returns the conflicts.
 pub fn finish(
     out: &Path,
@@ -588,5 +595,6 @@ pub fn finish(
     let md = summary::render_markdown_with_plots(rows, &conflicts, note, engine_order, &plots);
     export::write_atomic(&out.join(SUMMARY_MD), md.as_bytes())?;
     write_summary_json(out, rows, &conflicts, engine_order)?;
+    report::write_report(out, rows, &conflicts, note, engine_order, &plots)?;
     Ok(conflicts)
 }
