@@ -9,19 +9,21 @@
 //! - [`shard`]: `--shard K/N` for cluster job arrays.
 //! - [`export`]: CSV and JSON Lines exporters.
 //! - [`import`]: solution files produced elsewhere as rows (`--solutions`).
+//! - [`progress`]: progress lines when stderr is not a terminal.
 //! - [`reports`]: what the command layer writes beside the rows (summary,
-//!   plots; `app::report`), handed in as a [`Reports`].
+//!   plots, `report.html`; `app::report`), handed in as a [`Reports`].
 //!
 //! A result set is a folder: `results.jsonl` (source of truth, appended as
 //! rows complete), `results.csv`, and the reports (`summary.md`,
-//! `summary.json`, `*.svg` from the command layer), all regenerated from the
-//! rows at the end of a run and by `bench-merge`.
+//! `summary.json`, `*.svg`, `report.html` from the command layer), all
+//! regenerated from the rows at the end of a run and by `bench-merge`.
 
 pub mod dispatch;
 pub mod export;
 pub mod foreign;
 pub mod import;
 pub mod merge;
+pub mod progress;
 pub mod reports;
 pub mod row;
 pub mod runner;

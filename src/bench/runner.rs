@@ -8,10 +8,11 @@ use crate::bench::dispatch::{error_record, Dispatch, InstanceFeatures};
 use crate::bench::export::{self, CsvExporter, JsonlAppender, JsonlExporter};
 pub use crate::bench::foreign::ForeignEngines;
 use crate::bench::import::{self, Candidate, Import};
+use crate::bench::progress::{self, Progress};
 use crate::bench::reports::{Reports, ResultSet, RowsOnly};
 use crate::bench::row::{annotate, BenchRow};
 use crate::bench::shard::Shard;
-use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, StopReason};
+use crate::core::{interrupt, FailureReason, ProblemInstance, SolveOptions, Status, StopReason};
 use crate::error::{Error, Result};
 use crate::external::ExternalEngines;
 use crate::io::collect_instance_files;
@@ -21,7 +22,7 @@ use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Results file names inside the output folder.
@@ -30,6 +31,8 @@ pub const RESULTS_JSONL: &str = "results.jsonl";
 pub const RESULTS_CSV: &str = "results.csv";
 /// What a sharded run's folder holds (`{"shard": "K/N"}`).
 pub const RUN_JSON: &str = "run.json";
+/// How often a run off a terminal prints a progress line by default.
+pub const DEFAULT_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 /// How often a running bench refreshes `results.csv` and `summary.md`.
 const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -52,8 +55,12 @@ pub struct BenchConfig {
     pub resume: bool,
     /// Output folder.
     pub out: PathBuf,
-    /// Show a progress bar (only drawn when stderr is a terminal).
+    /// Show progress: a bar when stderr is a terminal, else a line every
+    /// [`BenchConfig::progress_every`].
     pub progress: bool,
+    /// How often a run whose stderr is not a terminal prints a progress
+    /// line (`--progress-every`; `None` = never).
+    pub progress_every: Option<std::time::Duration>,
     /// External engines (`--engine-cmd`, `--engines-file`): run on every
     /// instance they apply to, beside the engines selected.
     pub external: ExternalEngines,
@@ -82,6 +89,7 @@ impl BenchConfig {
             resume: false,
             out,
             progress: true,
+            progress_every: Some(DEFAULT_PROGRESS_EVERY),
             external: ExternalEngines::default(),
             solutions: Vec::new(),
             solutions_engine: None,
@@ -401,6 +409,10 @@ fn execute(
     known: &[String],
 ) -> Result<Vec<BenchRow>> {
     let pb = progress_bar(todo.len(), config.progress);
+    let counts = Arc::new(Progress::new(todo.len()));
+    let every = config.progress_every;
+    let off_terminal = config.progress && !std::io::stderr().is_terminal();
+    let lines = progress::Lines::start(counts.clone(), every.filter(|_| off_terminal));
     let jsonl = config.out.join(RESULTS_JSONL);
     let sink = Mutex::new(Sink {
         appender: JsonlAppender::open(&jsonl)?,
@@ -413,10 +425,13 @@ fn execute(
             if interrupt::interrupted() {
                 return; // not started: `--resume` runs it
             }
+            counts.started();
             let row = run_unit(u, config, dispatch);
             if row.stop == Some(StopReason::Interrupted) {
+                counts.ended(None);
                 return; // cut short: `--resume` re-runs it
             }
+            counts.ended(Some(row.status == Status::Error));
             let mut g = sink.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(e) = g.appender.append(&row) {
                 g.error.get_or_insert(e);
@@ -433,6 +448,7 @@ fn execute(
             }
         })
     });
+    drop(lines);
     pb.finish_and_clear();
     let g = sink.into_inner().unwrap_or_else(|e| e.into_inner());
     match g.error {
@@ -494,7 +510,7 @@ fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow
         match config.external.get(&u.engine) {
             Some(spec) => {
                 let file = Path::new(&u.loaded.file);
-                let key = format!("{}.{}.r{}", u.loaded.file, u.engine, u.repetition);
+                let key = log_key(&u.loaded.file, &u.engine, u.repetition);
                 config.external.run(spec, inst, file, &key, &opts)
             }
             None => dispatch.run_engine(inst, &u.engine, &opts),
@@ -524,6 +540,12 @@ fn run_unit(u: &Unit, config: &BenchConfig, dispatch: &dyn Dispatch) -> BenchRow
         &f.features,
         base.time_limit(),
     )
+}
+
+/// The name an external engine's per-run log gets in `OUT/logs` (before
+/// [`crate::io::safe_name`]): `<file>.<engine>.r<repetition>`.
+pub(crate) fn log_key(file: &str, engine: &str, repetition: u32) -> String {
+    format!("{file}.{engine}.r{repetition}")
 }
 
 /// Orders rows by file, engine (in `known` order, unknown names last) and

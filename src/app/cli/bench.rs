@@ -44,9 +44,14 @@ pub struct RunArgs {
     /// Base seed for randomised engines.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// No progress bar.
+    /// No progress bar and no progress lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// When stderr is not a terminal (a batch job's log), print a progress
+    /// line every SECS seconds: units done, running and left, error rows,
+    /// time left (0: never).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub progress_every: f64,
 }
 
 /// `serverpick bench PATH... [--engines LIST|all] [--time-limit SECS]
@@ -223,7 +228,22 @@ pub fn config(
     cfg.reports = std::sync::Arc::new(crate::app::report::Standard {
         registry: crate::problems::registry(),
     });
+    cfg.progress_every = progress_every(run.progress_every)?;
     Ok(cfg)
+}
+
+/// `--progress-every SECS`: 0 = never, else a positive, finite interval.
+fn progress_every(secs: f64) -> Result<Option<std::time::Duration>> {
+    if secs == 0.0 {
+        return Ok(None);
+    }
+    std::time::Duration::try_from_secs_f64(secs)
+        .map(Some)
+        .map_err(|_| {
+            Error::Usage(format!(
+                "--progress-every {secs}: expected a number of seconds >= 0"
+            ))
+        })
 }
 
 /// Reports a finished run on stderr; contradictions become an error.

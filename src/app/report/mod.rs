@@ -1,8 +1,10 @@
 //! What people read of a benchmark: `summary.md` and `summary.json`
-//! ([`summary`]), the SVG plots ([`plot`]) and the Dolan–Moré performance
-//! profiles ([`profile`]), written from the rows the runner keeps. The
+//! ([`summary`]), the SVG plots ([`plot`]), the Dolan–Moré performance
+//! profiles ([`profile`]) and `report.html` (the page a person opens; its
+//! exporter is private), written from the rows the runner keeps. The
 //! runner reaches them through [`Standard`], its [`Reports`].
 
+mod html;
 pub mod plot;
 pub mod profile;
 pub mod summary;
@@ -18,8 +20,9 @@ pub const SUMMARY_MD: &str = "summary.md";
 /// The numbers of [`SUMMARY_MD`] for machines ([`summary::summary_json`]).
 pub const SUMMARY_JSON: &str = "summary.json";
 
-/// The reports of every bench folder: `summary.md`, `summary.json` and the
-/// plots (the plots only at the end of a run, not in its snapshots). The
+/// The reports of every bench folder: `summary.md`, `summary.json`, the
+/// plots and `report.html` (the last two only at the end of a run, not in
+/// its snapshots). The
 /// registry gives each family's plot labels.
 #[derive(Debug, Clone)]
 pub struct Standard {
@@ -56,6 +59,17 @@ impl Reports for Standard {
         let mut text = serde_json::to_string_pretty(&v)
             .map_err(|e| Error::Internal(format!("cannot serialise the summary: {e}")))?;
         text.push('\n');
-        write_atomic(&out.join(SUMMARY_JSON), text.as_bytes())
+        write_atomic(&out.join(SUMMARY_JSON), text.as_bytes())?;
+        if !in_progress {
+            html::write_report(
+                out,
+                set.rows,
+                set.conflicts,
+                set.note,
+                set.engine_order,
+                &plots,
+            )?;
+        }
+        Ok(())
     }
 }

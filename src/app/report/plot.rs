@@ -71,6 +71,63 @@ const COLORS: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
+/// An axis turns logarithmic when its largest positive value is more than
+/// this many times its smallest (more than two decades).
+pub const LOG_AXIS_SPAN: f64 = 100.0;
+
+/// Whether the positive finite `values` span more than [`LOG_AXIS_SPAN`].
+pub fn spans_decades(values: impl Iterator<Item = f64>) -> bool {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0_f64);
+    for v in values.filter(|v| v.is_finite() && *v > 0.0) {
+        (lo, hi) = (lo.min(v), hi.max(v));
+    }
+    lo.is_finite() && hi > LOG_AXIS_SPAN * lo
+}
+
+/// A gap axis, in %: linear, or — when the positive gaps span decades
+/// ([`spans_decades`]) and none is negative — logarithmic in gap + ε,
+/// ε one decade below the smallest positive gap's decade, so a gap of 0
+/// sits at ε, a decade under every other point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GapAxis {
+    /// The shift of a logarithmic axis, %; `None` = linear.
+    pub epsilon: Option<f64>,
+}
+
+impl GapAxis {
+    /// The axis for these gaps (in %).
+    pub fn fit(gaps: &[f64]) -> Self {
+        let finite = || gaps.iter().copied().filter(|g| g.is_finite());
+        let log = spans_decades(finite()) && finite().all(|g| g >= 0.0);
+        let min = finite().filter(|g| *g > 0.0).fold(f64::INFINITY, f64::min);
+        GapAxis {
+            epsilon: log.then(|| 10f64.powf(min.log10().floor() - 1.0)),
+        }
+    }
+
+    /// Where a gap (in %) is drawn.
+    pub fn at(&self, gap: f64) -> f64 {
+        gap + self.epsilon.unwrap_or(0.0)
+    }
+
+    /// Whether the axis is logarithmic.
+    pub fn log(&self) -> bool {
+        self.epsilon.is_some()
+    }
+
+    /// The axis description for `what` (e.g. "gap to best known"), saying
+    /// what a log axis plots.
+    pub fn desc(&self, what: &str) -> String {
+        match self.epsilon {
+            None => format!("{what} (%)"),
+            Some(e) => format!(
+                "{what} + ε (%, log scale; ε = {}, so a gap of 0 is drawn at ε)",
+                fmt_tick(e)
+            ),
+        }
+    }
+}
+
 fn plot_err(e: impl std::fmt::Display) -> Error {
     Error::Usage(format!("plot: {e}"))
 }
@@ -87,9 +144,9 @@ fn axis_range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     }
     if log {
         // Whole decades, so a log axis always shows at least two labelled
-        // powers of ten.
-        let lo = 10f64.powf((lo.log10() - 1e-9).floor());
-        let hi = 10f64.powf((hi.log10() + 1e-9).ceil());
+        // powers of ten (a value at a power of ten starts or ends the axis).
+        let lo = 10f64.powf((lo.log10() + 1e-9).floor());
+        let hi = 10f64.powf((hi.log10() - 1e-9).ceil());
         (lo * 0.98, hi.max(lo * 10.0) * 1.02)
     } else if (hi - lo).abs() < 1e-12 {
         (
@@ -410,13 +467,18 @@ pub fn write_bench_plots(
 ) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for (problem, engines) in by_problem_engine(rows, engine_order) {
+        let gaps: Vec<f64> = engines
+            .iter()
+            .flat_map(|(_, rs)| rs.iter().filter_map(|r| r.gap.map(|g| 100.0 * g)))
+            .collect();
+        let axis = GapAxis::fit(&gaps);
         let gap: Vec<Series> = engines
             .iter()
             .map(|(e, rs)| Series {
                 label: e.to_string(),
                 points: rs
                     .iter()
-                    .filter_map(|r| r.gap.map(|g| (r.time_ms.max(1e-3), 100.0 * g)))
+                    .filter_map(|r| r.gap.map(|g| (r.time_ms.max(1e-3), axis.at(100.0 * g))))
                     .collect(),
                 style: Style::Points,
                 counts: Vec::new(),
@@ -426,14 +488,16 @@ pub fn write_bench_plots(
         let spec = ChartSpec {
             title: format!("{problem}: gap to best known vs runtime"),
             x_desc: "engine runtime (ms, log scale)".into(),
-            y_desc: "gap to best known (%)".into(),
+            y_desc: axis.desc("gap to best known"),
             log_x: true,
-            log_y: false,
+            log_y: axis.log(),
         };
         draw_chart(&path, &spec, &gap)?;
         written.push(path);
         let path = dir.join(format!("time-vs-size-{problem}.svg"));
-        draw_chart(&path, &size_spec(problem, registry), &size_series(&engines))?;
+        let sizes = size_series(&engines);
+        let log_size = spans_decades(sizes.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
+        draw_chart(&path, &size_spec(problem, log_size, registry), &sizes)?;
         written.push(path);
         let flat: Vec<&BenchRow> = engines
             .iter()
@@ -444,18 +508,20 @@ pub fn write_bench_plots(
     Ok(written)
 }
 
-fn size_spec(problem: &str, registry: &Registry) -> ChartSpec {
+/// The runtime-vs-size chart; `log_x` when the sizes span decades.
+fn size_spec(problem: &str, log_x: bool, registry: &Registry) -> ChartSpec {
     ChartSpec {
         title: format!("{problem}: runtime vs instance size (line: median)"),
         x_desc: format!(
-            "instance size ({})",
+            "instance size ({}{})",
             registry
                 .reader_of(problem)
                 .map(|f| f.size_label())
-                .unwrap_or("problem-defined")
+                .unwrap_or("problem-defined"),
+            if log_x { ", log scale" } else { "" }
         ),
         y_desc: "engine runtime (ms, log scale)".into(),
-        log_x: false,
+        log_x,
         log_y: true,
     }
 }
@@ -524,7 +590,24 @@ pub fn series_table(
 
 #[cfg(test)]
 mod tests {
-    use super::{step_path, wrap};
+    use super::{spans_decades, step_path, wrap, GapAxis};
+
+    #[test]
+    fn gap_axes_turn_logarithmic_past_two_decades() {
+        let linear = GapAxis::fit(&[0.0, 1.0, 50.0]);
+        assert_eq!((linear.log(), linear.at(3.0)), (false, 3.0));
+        assert_eq!(linear.desc("gap"), "gap (%)");
+        // 0.5 % to 1,100 %: ε = 0.01 % (a decade below 0.5's decade).
+        let log = GapAxis::fit(&[0.0, 0.5, 3.0, 1100.0]);
+        assert!(log.log());
+        assert!((log.at(0.0) - 0.01).abs() < 1e-12);
+        assert!(log.desc("gap").contains("ε = 0.01"), "{}", log.desc("gap"));
+        // A negative gap keeps the axis linear; so does a single value.
+        assert!(!GapAxis::fit(&[-1.0, 0.5, 1100.0]).log());
+        assert!(!GapAxis::fit(&[0.0, 7.0]).log());
+        assert!(spans_decades([1.0, 100.5].into_iter()));
+        assert!(!spans_decades([0.0, 1.0, 100.0].into_iter()));
+    }
 
     #[test]
     fn a_step_path_holds_each_level_to_the_next_x() {

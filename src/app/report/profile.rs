@@ -8,7 +8,7 @@
 //! never counts there, so each curve ends at the fraction of instances the
 //! engine solved.
 
-use crate::app::report::plot::{draw_chart_in, ChartSpec, Series, Style};
+use crate::app::report::plot::{draw_chart_in, ChartSpec, GapAxis, Series, Style};
 use crate::app::report::summary::median;
 use crate::bench::row::BenchRow;
 use crate::core::Status;
@@ -154,7 +154,8 @@ fn curves(values: &[(&str, Vec<f64>)], n: usize, start: f64, end: f64) -> Profil
 const FRACTION_AXIS: (f64, f64) = (-0.02, 1.02);
 
 /// Writes `perf-profile-<problem>.svg` (x = log₂ τ) and
-/// `gap-profile-<problem>.svg` (x = gap in %) into `dir` from `rows` (one
+/// `gap-profile-<problem>.svg` (x = gap in %, logarithmic in gap + ε when
+/// the gaps span decades: [`GapAxis`]) into `dir` from `rows` (one
 /// problem; engines in order of first appearance); returns the files.
 pub fn write_profile_plots(problem: &str, rows: &[&BenchRow], dir: &Path) -> Result<Vec<PathBuf>> {
     let series = |p: Profile, fx: &dyn Fn(f64) -> f64| -> Vec<Series> {
@@ -185,17 +186,24 @@ pub fn write_profile_plots(problem: &str, rows: &[&BenchRow], dir: &Path) -> Res
     let perf = dir.join(format!("perf-profile-{problem}.svg"));
     let x = (0.0, right(&time).max(1.0));
     draw_chart_in(&perf, &spec, &time, Some(x), Some(FRACTION_AXIS))?;
-    let gap = series(gap_profile(rows), &|g| 100.0 * g);
+    let profile = gap_profile(rows);
+    let gaps: Vec<f64> = profile
+        .iter()
+        .flat_map(|(_, pts)| pts.iter().map(|p| 100.0 * p.0))
+        .collect();
+    let axis = GapAxis::fit(&gaps);
+    let gap = series(profile, &|g| axis.at(100.0 * g));
     let spec = ChartSpec {
         title: format!("{problem}: gap profile"),
-        x_desc: "gap to the best known, g (%)".into(),
+        x_desc: axis.desc("gap to the best known, g"),
         y_desc: "fraction of instances with a solution at gap ≤ g".into(),
-        log_x: false,
+        log_x: axis.log(),
         log_y: false,
     };
     let path = dir.join(format!("gap-profile-{problem}.svg"));
-    let x = (0.0, right(&gap).max(1e-6));
-    draw_chart_in(&path, &spec, &gap, Some(x), Some(FRACTION_AXIS))?;
+    // A linear axis starts at 0; a logarithmic one is fitted (from ε).
+    let x = (!axis.log()).then(|| (0.0, right(&gap).max(1e-6)));
+    draw_chart_in(&path, &spec, &gap, x, Some(FRACTION_AXIS))?;
     Ok(vec![perf, path])
 }
 
