@@ -346,7 +346,7 @@ fn _evaluate<'py>(
         // another instance or problem is refused, as `serverpick eval`
         // refuses it.
         Value::Object(map) => {
-            serverpick::app::cli::eval::check_written_for(&map, inst, "the solution", None)
+            serverpick::core::claims::check_written_for(&map, inst, "the solution", None)
                 .py_err(py)?;
             Value::Object(map)
         }

@@ -168,3 +168,41 @@ fn short(v: &Value) -> String {
         }
     }
 }
+
+/// Whether `v` (a solution file's fields) is a record `solve` wrote (it
+/// has `engine` or `status`), not a bare solution; a record written for
+/// another instance or problem than `inst` is refused: its `instance`
+/// name, its `problem` (one of those `inst`'s runs report) and, when
+/// `sha256` gives the instance file's, its `instance_sha256`. `label`
+/// names the record in errors.
+pub fn check_written_for(
+    v: &serde_json::Map<String, Value>,
+    inst: &dyn crate::core::ProblemInstance,
+    label: &str,
+    sha256: Option<&dyn Fn() -> crate::error::Result<String>>,
+) -> crate::error::Result<bool> {
+    if !(v.contains_key("engine") || v.contains_key("status")) {
+        return Ok(false);
+    }
+    let field = |f: &str| v.get(f).and_then(Value::as_str).map(str::to_string);
+    let wrong = |f: &str, got: &str, expected: &str| {
+        crate::error::Error::Usage(format!(
+            "{label}: written for {f} '{got}', not '{expected}' (give the instance it was solved on)"
+        ))
+    };
+    if let Some(got) = field("instance").filter(|g| g != inst.name()) {
+        return Err(wrong("instance", &got, inst.name()));
+    }
+    if let Some(got) = field("problem") {
+        if !inst.reported_problems().contains(&got.as_str()) {
+            return Err(wrong("problem", &got, inst.problem()));
+        }
+    }
+    if let (Some(got), Some(sha256)) = (field("instance_sha256"), sha256) {
+        let ours = sha256()?;
+        if !got.eq_ignore_ascii_case(&ours) {
+            return Err(wrong("the instance file with instance_sha256", &got, &ours));
+        }
+    }
+    Ok(true)
+}

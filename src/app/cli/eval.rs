@@ -9,7 +9,7 @@
 
 use crate::app::cli::out;
 use crate::core::check::below;
-use crate::core::claims::{false_claims, FalseClaim};
+use crate::core::claims::{check_written_for, false_claims, FalseClaim};
 use crate::core::registry::Registry;
 use crate::core::{EvalReport, ProblemInstance, SolveRecord, Status};
 use crate::error::{Error, Result};
@@ -119,44 +119,6 @@ fn written_record(
         return Ok(None);
     }
     Ok(Some(claims_of(&v, &file)?))
-}
-
-/// Whether `v` (a solution file's fields) is a record `solve` wrote (it
-/// has `engine` or `status`), not a bare solution; a record written for
-/// another instance or problem than `inst` is refused: its `instance`
-/// name, its `problem` (one of those `inst`'s runs report) and, when
-/// `sha256` gives the instance file's, its `instance_sha256`. `label`
-/// names the record in errors.
-pub fn check_written_for(
-    v: &serde_json::Map<String, Value>,
-    inst: &dyn ProblemInstance,
-    label: &str,
-    sha256: Option<&dyn Fn() -> Result<String>>,
-) -> Result<bool> {
-    if !(v.contains_key("engine") || v.contains_key("status")) {
-        return Ok(false);
-    }
-    let field = |f: &str| v.get(f).and_then(Value::as_str).map(str::to_string);
-    let wrong = |f: &str, got: &str, expected: &str| {
-        Error::Usage(format!(
-            "{label}: written for {f} '{got}', not '{expected}' (give the instance it was solved on)"
-        ))
-    };
-    if let Some(got) = field("instance").filter(|g| g != inst.name()) {
-        return Err(wrong("instance", &got, inst.name()));
-    }
-    if let Some(got) = field("problem") {
-        if !inst.reported_problems().contains(&got.as_str()) {
-            return Err(wrong("problem", &got, inst.problem()));
-        }
-    }
-    if let (Some(got), Some(sha256)) = (field("instance_sha256"), sha256) {
-        let ours = sha256()?;
-        if !got.eq_ignore_ascii_case(&ours) {
-            return Err(wrong("the instance file with instance_sha256", &got, &ours));
-        }
-    }
-    Ok(true)
 }
 
 /// The claims of a solution file's fields, each optional (a file written
